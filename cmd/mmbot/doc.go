@@ -1,0 +1,8 @@
+// Command mmbot is an automated market maker for a prediction-market exchange
+// with a central limit order book. It is the one place where the concrete
+// parts (exchange client, signer, state store, strategy, simulated exchange,
+// backtester) are wired together.
+//
+// Each subcommand lives in its own file (cmd_<name>.go); main.go only
+// dispatches.
+package main
