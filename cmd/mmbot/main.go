@@ -100,7 +100,10 @@ func printUsage(w io.Writer, cmds map[string]command) {
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-func cmdVersion(e *env, _ []string) error {
+func cmdVersion(e *env, args []string) error {
+	if len(args) > 0 {
+		return usagef("version takes no arguments, got %q", args)
+	}
 	_, err := fmt.Fprintln(e.stdout, "mmbot", version)
 	return err
 }
