@@ -1,0 +1,8 @@
+// Package metrics holds the daemon's Prometheus metrics on a registry that
+// the caller passes in (never the global one), and serves them together with
+// /healthz and /readyz on an address that is loopback by default.
+//
+// Health: /healthz answers 200 while the process runs. Readiness: /readyz
+// answers 200 only after the journal has been reconciled with the exchange
+// and while the kill switch is not tripped; otherwise 503 with the reason.
+package metrics
