@@ -1,0 +1,110 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// schemaVersion reads the journal's schema version. fresh is true for a file
+// with no buckets at all (a journal about to be created). A file whose
+// buckets are not a journal's is ErrNotJournal.
+func schemaVersion(btx *bolt.Tx) (v int, fresh bool, err error) {
+	meta := btx.Bucket(bucketMeta)
+	if meta == nil {
+		if btx.Bucket(bucketOrders) != nil {
+			return 0, false, nil // the unversioned layout, schema 0
+		}
+		empty := true
+		_ = btx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
+		if !empty {
+			return 0, false, fmt.Errorf("no meta bucket: %w", ErrNotJournal)
+		}
+		return 0, true, nil
+	}
+	raw := meta.Get(keySchemaVersion)
+	if raw == nil {
+		return 0, false, fmt.Errorf("meta without schema version: %w", ErrNotJournal)
+	}
+	v, err = strconv.Atoi(string(raw))
+	if err != nil || v < 1 {
+		return 0, false, fmt.Errorf("schema version %q: %w", raw, ErrNotJournal)
+	}
+	return v, false, nil
+}
+
+func putSchemaVersion(btx *bolt.Tx, v int) error {
+	return btx.Bucket(bucketMeta).Put(keySchemaVersion, []byte(strconv.Itoa(v)))
+}
+
+func createBuckets(btx *bolt.Tx) error {
+	for _, name := range allBuckets {
+		if _, err := btx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// migrationFrom returns the step that takes a journal from schema version v
+// to v+1.
+func migrationFrom(v int) (func(*bolt.Tx) error, bool) {
+	switch v {
+	case 0:
+		return migrate0to1, true
+	}
+	return nil, false
+}
+
+// migrate runs every step from version `from` up to SchemaVersion inside
+// btx, so that a journal is either wholly migrated or left as it was.
+func migrate(btx *bolt.Tx, from int) error {
+	for v := from; v < SchemaVersion; v++ {
+		step, ok := migrationFrom(v)
+		if !ok {
+			return fmt.Errorf("no migration from schema version %d: %w", v, ErrNotJournal)
+		}
+		if err := step(btx); err != nil {
+			return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+		}
+		if err := putSchemaVersion(btx, v+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrate0to1 adds the meta, index, fill and position buckets to an
+// unversioned journal and builds the state and exchange-id indexes from its
+// orders.
+func migrate0to1(btx *bolt.Tx) error {
+	if err := createBuckets(btx); err != nil {
+		return err
+	}
+	byState := btx.Bucket(bucketOrdersByState)
+	byXID := btx.Bucket(bucketOrdersByXID)
+	return btx.Bucket(bucketOrders).ForEach(func(k, v []byte) error {
+		var o Order
+		if err := json.Unmarshal(v, &o); err != nil {
+			return fmt.Errorf("order %q: %w", k, err)
+		}
+		if o.Hash != string(k) {
+			return fmt.Errorf("order under key %q has hash %q: %w", k, o.Hash, ErrInvalid)
+		}
+		if !o.State.Valid() {
+			return fmt.Errorf("order %q: state %q: %w", k, o.State, ErrInvalid)
+		}
+		if err := byState.Put(stateKey(o.State, o.Hash), nil); err != nil {
+			return err
+		}
+		if o.ExchangeID == "" {
+			return nil
+		}
+		if prev := byXID.Get([]byte(o.ExchangeID)); prev != nil {
+			return fmt.Errorf("exchange id %q on orders %q and %q: %w", o.ExchangeID, prev, k, ErrExchangeIDConflict)
+		}
+		return byXID.Put([]byte(o.ExchangeID), k)
+	})
+}
