@@ -18,7 +18,7 @@ const (
 // u converts a decimal literal in hundredths or ten-thousandths to base
 // units: u(0.55) style helpers would need floats, so prices are given in
 // cents and sizes in shares.
-func c(cents int64) int64  { return cents * Unit / 100 }
+func c(cents int64) int64   { return cents * Unit / 100 }
 func sh(shares int64) int64 { return shares * Unit }
 
 type fixture struct {
