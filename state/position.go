@@ -22,7 +22,8 @@ import (
 //     Cost × closed / |Shares|, rounded (half away from zero, from the
 //     exact quotient) to CostPrecision decimal places (the collateral's base unit); closing the whole position
 //     releases the whole Cost, so the rounding never leaks: a position taken
-//     to zero has realized exactly its proceeds minus its cost. RealizedPnL
+//     to zero has realized exactly its proceeds minus its cost (and no
+//     release exceeds the basis left). RealizedPnL
 //     grows by sign(Shares) × price × closed − released. Any size left over
 //     opens the other way at the fill's price.
 //   - Fee (collateral) is subtracted from RealizedPnL when the fill is applied,
@@ -55,10 +56,7 @@ func (p *Position) AvgPrice() decimal.Decimal {
 // SELL not marked Short would leave the position below zero, and with
 // ErrInvalid when the fill is for another token; on error p is unchanged.
 func (p *Position) Apply(f *Fill) error {
-	if p.TokenID == "" {
-		p.TokenID = f.TokenID
-	}
-	if f.TokenID != p.TokenID {
+	if p.TokenID != "" && f.TokenID != p.TokenID {
 		return fmt.Errorf("fill %q: token %s applied to position in %s: %w", f.ID, f.TokenID, p.TokenID, ErrInvalid)
 	}
 	d := f.Size // signed quantity: + buy, − sell
@@ -77,6 +75,9 @@ func (p *Position) Apply(f *Fill) error {
 		released := cost
 		if !closed.Equal(held) {
 			released = cost.Mul(closed).DivRound(held, CostPrecision)
+			if released.Abs().GreaterThan(cost.Abs()) { // a basis below one unit
+				released = cost
+			}
 		}
 		value := f.Price.Mul(closed)
 		if shares.IsNegative() {
@@ -104,6 +105,7 @@ func (p *Position) Apply(f *Fill) error {
 	p.RealizedPnL = pnl.Sub(f.Fee)
 	p.Fees = p.Fees.Add(f.Fee)
 	p.Fills++
+	p.TokenID = f.TokenID
 	if p.ConditionID == "" {
 		p.ConditionID = f.ConditionID
 	}

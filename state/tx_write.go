@@ -79,6 +79,9 @@ func (tx *Tx) change(hash string, st OrderState, sizeMatched *decimal.Decimal, e
 	if exchangeID != "" {
 		o.ExchangeID = exchangeID
 	}
+	if st == Filled && (sizeMatched == nil || sizeMatched.IsZero()) {
+		sizeMatched = &o.Size // filled means the whole size matched
+	}
 	if sizeMatched != nil {
 		if sizeMatched.LessThan(prev.SizeMatched) {
 			return fmt.Errorf("order %s: size matched %s below recorded %s: %w", hash, sizeMatched, prev.SizeMatched, ErrInvalid)
@@ -96,10 +99,6 @@ func (tx *Tx) change(hash string, st OrderState, sizeMatched *decimal.Decimal, e
 	case PartiallyFilled:
 		if !o.SizeMatched.IsPositive() || !o.SizeMatched.LessThan(o.Size) {
 			return bad("part matched")
-		}
-	case Filled:
-		if o.SizeMatched.IsZero() {
-			o.SizeMatched = o.Size
 		}
 	}
 	if errMsg != "" {
