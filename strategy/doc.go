@@ -1,0 +1,32 @@
+// Package strategy turns market snapshots into orders: the quote models, the
+// estimators they read, and the order planner.
+//
+// The pieces here are pure: no I/O, no goroutines, time passed in. A pass over
+// one market is
+//
+//	st.Observe(snap)                          // update the volatility and intensity estimators
+//	desired = model.Quote(desired[:0], snap, st) // float64 prices in (0,1), sizes in shares
+//	plan, _ = planner.Plan(desired, snap, tol, budget)
+//	risk checks on plan.Places                // package risk
+//
+// and Quoter.Pass runs the last three steps with reused buffers.
+//
+// Outcomes: every market has two outcome tokens, YES (index 0) and NO (index
+// 1), whose fair prices sum to 1. A BUY of NO at q is the ask on YES at 1−q,
+// so a two-sided market needs no inventory: models quote BUY orders on both
+// tokens, and SELL orders on a token only when the account holds it and the
+// model's AllowSell is set. "YES space" maps every order to a bid or an ask
+// on YES (BUY YES and SELL NO are bids; SELL YES and BUY NO are asks).
+//
+// Numbers: models compute in float64. The planner is the one boundary where
+// prices and sizes become exact decimals: it rounds bids down and asks up
+// onto the tick grid, sizes down to 2 decimals, applies the minimum size, the
+// [tick, 1−tick] bounds and the no-cross rules, all in integer tick and
+// centi-share units. The formulas and their sources are in
+// docs/strategies.md.
+//
+// Reuse: Model.Quote appends to a caller-owned slice; Planner and Quoter keep
+// scratch buffers, and the slices in the Plan they return are valid until
+// their next call. A steady-state pass (no order to change) allocates
+// nothing.
+package strategy
