@@ -148,4 +148,3 @@ func fillBool(s []bool, n int) []bool {
 	clear(s)
 	return s
 }
-

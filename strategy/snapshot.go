@@ -79,8 +79,8 @@ type Snapshot struct {
 	MinSize     decimal.Decimal // minimum order size in shares
 	NegRisk     bool
 	Rewards     RewardTerms
-	EndDate     time.Time // zero when the market has none
-	Trades      []TradePrint // oldest first
+	EndDate     time.Time          // zero when the market has none
+	Trades      []TradePrint       // oldest first
 	Position    [2]decimal.Decimal // our shares per outcome
 	Open        []OpenOrder
 	LastFill    [2][2]time.Time // our last fill per outcome and side (0 BUY, 1 SELL); zero when none
