@@ -1,0 +1,119 @@
+package configs
+
+import "github.com/shopspring/decimal"
+
+// Strategy is the [strategy] section: the quote model and the loop.
+type Strategy struct {
+	Model               string          `koanf:"model"` // bands|avellaneda|glft
+	Cycle               Duration        `koanf:"cycle"`
+	OrderSize           decimal.Decimal `koanf:"order_size"`
+	PriceToleranceTicks int             `koanf:"price_tolerance_ticks"`
+	SizeTolerance       decimal.Decimal `koanf:"size_tolerance"`
+	AllowSell           bool            `koanf:"allow_sell"`
+	QuoteBothTokens     bool            `koanf:"quote_both_tokens"`
+
+	Bands      Bands      `koanf:"bands"`
+	Avellaneda Avellaneda `koanf:"avellaneda"`
+	GLFT       GLFT       `koanf:"glft"`
+	Rewards    Rewards    `koanf:"rewards"`
+	EndDate    EndDate    `koanf:"end_date"`
+}
+
+// Bands is [strategy.bands]: fixed levels around fair value.
+type Bands struct {
+	Levels []BandLevel `koanf:"levels"`
+}
+
+// BandLevel is one level: a price offset from fair value and a size in
+// shares, on each side.
+type BandLevel struct {
+	Offset decimal.Decimal `koanf:"offset"`
+	Size   decimal.Decimal `koanf:"size"`
+}
+
+// Avellaneda is [strategy.avellaneda]: the inventory-aware model in logit
+// space. Gamma and K are model parameters, not money, so float64.
+type Avellaneda struct {
+	Gamma          float64         `koanf:"gamma"`
+	K              float64         `koanf:"k"`
+	Horizon        Duration        `koanf:"horizon"` // for markets without an end date
+	VolHalflife    Duration        `koanf:"vol_halflife"`
+	MinSpreadTicks int             `koanf:"min_spread_ticks"`
+	MaxSpread      decimal.Decimal `koanf:"max_spread"`
+}
+
+// GLFT is [strategy.glft]: the horizon-free variant.
+type GLFT struct {
+	Gamma float64 `koanf:"gamma"`
+	K     float64 `koanf:"k"`
+	A     float64 `koanf:"a"`
+}
+
+// Rewards is [strategy.rewards]: keep quotes inside the market's reward
+// terms (max spread, min size) when enabled.
+type Rewards struct {
+	Enabled bool `koanf:"enabled"`
+}
+
+// EndDate is [strategy.end_date]: how long before a market's end date the
+// bot tapers sizes, then only reduces its position, then stops quoting.
+type EndDate struct {
+	Taper      Duration `koanf:"taper"`
+	ReduceOnly Duration `koanf:"reduce_only"`
+	Stop       Duration `koanf:"stop"`
+}
+
+// Risk is the [risk] section: pre-trade limits and the kill switch.
+type Risk struct {
+	MaxPosition          decimal.Decimal `koanf:"max_position"`       // shares per market
+	MaxTotalPosition     decimal.Decimal `koanf:"max_total_position"` // shares, all markets
+	MaxCollateralAtRisk  decimal.Decimal `koanf:"max_collateral_at_risk"`
+	MaxOrderSize         decimal.Decimal `koanf:"max_order_size"`
+	MaxOrderNotional     decimal.Decimal `koanf:"max_order_notional"`
+	MaxOpenOrdersMarket  int             `koanf:"max_open_orders_market"`
+	MaxOpenOrdersTotal   int             `koanf:"max_open_orders_total"`
+	PriceCollar          decimal.Decimal `koanf:"price_collar"`
+	Cooldown             Duration        `koanf:"cooldown"`
+	MaxDrawdown          decimal.Decimal `koanf:"max_drawdown"`
+	DrawdownWindow       string          `koanf:"drawdown_window"` // session|day
+	MaxConsecutiveErrors int             `koanf:"max_consecutive_errors"`
+	MaxErrorRate         float64         `koanf:"max_error_rate"`
+	ErrorWindow          Duration        `koanf:"error_window"`
+	MaxBookAge           Duration        `koanf:"max_book_age"`
+	MaxClockSkew         Duration        `koanf:"max_clock_skew"`
+}
+
+// State is the [state] section: the bbolt journal.
+type State struct {
+	Path          string   `koanf:"path"`
+	LockTimeout   Duration `koanf:"lock_timeout"`
+	UnknownOrders string   `koanf:"unknown_orders"` // report|cancel|adopt
+}
+
+// Metrics is the [metrics] section.
+type Metrics struct {
+	Enabled     bool   `koanf:"enabled"`
+	Listen      string `koanf:"listen"`
+	AllowPublic bool   `koanf:"allow_public"`
+}
+
+// Shutdown is the [shutdown] section.
+type Shutdown struct {
+	CancelTimeout Duration `koanf:"cancel_timeout"`
+}
+
+// Sim is the [sim] section: the embedded simulated exchange.
+type Sim struct {
+	Seed    int64 `koanf:"seed"`
+	Markets int   `koanf:"markets"`
+}
+
+// Backtest is the [backtest] section.
+type Backtest struct {
+	FillModel     string   `koanf:"fill_model"` // queue|conservative|optimistic
+	LatencyOrder  Duration `koanf:"latency_order"`
+	LatencyCancel Duration `koanf:"latency_cancel"`
+	LatencyData   Duration `koanf:"latency_data"`
+	MakerFeeBps   int      `koanf:"maker_fee_bps"`
+	TakerFeeBps   int      `koanf:"taker_fee_bps"`
+}

@@ -1,0 +1,30 @@
+package configs
+
+import (
+	"fmt"
+	"time"
+)
+
+// Duration is a time.Duration written as a Go duration string ("250ms",
+// "1h30m") in TOML, the environment and flags.
+type Duration time.Duration
+
+// Std returns d as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+// String formats d like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler; it accepts what
+// time.ParseDuration accepts.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q (want e.g. \"250ms\", \"10s\", \"1h30m\")", string(b))
+	}
+	*d = Duration(v)
+	return nil
+}

@@ -1,0 +1,61 @@
+package configs
+
+import (
+	"strconv"
+	"strings"
+)
+
+func (m Markets) validate(v *validator) {
+	seen := map[string]bool{}
+	for _, id := range m.ConditionIDs {
+		v.check(isBytes32(id), "markets.condition_ids", id, "each must be a condition id: 0x + 64 hex digits")
+		v.check(!seen[strings.ToLower(id)], "markets.condition_ids", id, "listed twice")
+		seen[strings.ToLower(id)] = true
+	}
+	for _, s := range m.Slugs {
+		v.check(s != "" && !strings.ContainsAny(s, " \t\r\n/"), "markets.slugs", s, "each must be a non-empty slug without spaces or /")
+	}
+	a := m.Auto
+	v.check(a.MaxMarkets >= 1 && a.MaxMarkets <= 1000, "markets.auto.max_markets", a.MaxMarkets, "must be in 1..1000")
+	v.check(!a.MinLiquidity.IsNegative(), "markets.auto.min_liquidity", a.MinLiquidity, "must be >= 0")
+	for _, t := range a.Tags {
+		v.check(strings.TrimSpace(t) != "", "markets.auto.tags", a.Tags, "tags must not be empty strings")
+	}
+}
+
+func (s Strategy) validate(v *validator, r Risk) {
+	v.check(oneOf(s.Model, "bands", "avellaneda", "glft"), "strategy.model", s.Model, "must be bands, avellaneda or glft")
+	v.check(s.Cycle > 0, "strategy.cycle", s.Cycle, "must be > 0")
+	v.check(s.OrderSize.IsPositive(), "strategy.order_size", s.OrderSize, "must be > 0")
+	v.check(s.OrderSize.LessThanOrEqual(r.MaxOrderSize), "strategy.order_size", s.OrderSize, "must be <= risk.max_order_size (%s)", r.MaxOrderSize)
+	v.check(s.PriceToleranceTicks >= 0, "strategy.price_tolerance_ticks", s.PriceToleranceTicks, "must be >= 0")
+	v.check(!s.SizeTolerance.IsNegative() && s.SizeTolerance.LessThanOrEqual(one), "strategy.size_tolerance", s.SizeTolerance, "must be in [0, 1]")
+
+	levels := s.Bands.Levels
+	v.check(s.Model != "bands" || len(levels) > 0, "strategy.bands.levels", levels, "strategy.model = \"bands\" needs at least one level")
+	for i, l := range levels {
+		key := "strategy.bands.levels[" + strconv.Itoa(i) + "]"
+		v.check(l.Offset.IsPositive() && l.Offset.LessThan(one), key+".offset", l.Offset, "must be in (0, 1)")
+		v.check(i == 0 || l.Offset.GreaterThan(levels[i-1].Offset), key+".offset", l.Offset, "offsets must increase from level to level")
+		v.check(l.Size.IsPositive(), key+".size", l.Size, "must be > 0")
+		v.check(l.Size.LessThanOrEqual(r.MaxOrderSize), key+".size", l.Size, "must be <= risk.max_order_size (%s)", r.MaxOrderSize)
+	}
+
+	a := s.Avellaneda
+	v.check(finite(a.Gamma) && a.Gamma > 0, "strategy.avellaneda.gamma", a.Gamma, "must be > 0")
+	v.check(finite(a.K) && a.K > 0, "strategy.avellaneda.k", a.K, "must be > 0")
+	v.check(a.Horizon > 0, "strategy.avellaneda.horizon", a.Horizon, "must be > 0")
+	v.check(a.VolHalflife > 0, "strategy.avellaneda.vol_halflife", a.VolHalflife, "must be > 0")
+	v.check(a.MinSpreadTicks >= 0, "strategy.avellaneda.min_spread_ticks", a.MinSpreadTicks, "must be >= 0")
+	v.check(a.MaxSpread.IsPositive() && a.MaxSpread.LessThan(one), "strategy.avellaneda.max_spread", a.MaxSpread, "must be in (0, 1)")
+
+	g := s.GLFT
+	v.check(finite(g.Gamma) && g.Gamma > 0, "strategy.glft.gamma", g.Gamma, "must be > 0")
+	v.check(finite(g.K) && g.K > 0, "strategy.glft.k", g.K, "must be > 0")
+	v.check(finite(g.A) && g.A > 0, "strategy.glft.a", g.A, "must be > 0")
+
+	e := s.EndDate
+	v.check(e.Stop >= 0, "strategy.end_date.stop", e.Stop, "must be >= 0")
+	v.check(e.ReduceOnly >= e.Stop, "strategy.end_date.reduce_only", e.ReduceOnly, "must be >= strategy.end_date.stop (%s)", e.Stop)
+	v.check(e.Taper >= e.ReduceOnly, "strategy.end_date.taper", e.Taper, "must be >= strategy.end_date.reduce_only (%s)", e.ReduceOnly)
+}
