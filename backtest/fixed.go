@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/shopspring/decimal"
@@ -50,11 +51,11 @@ func FixedFromDecimal(d decimal.Decimal) (Fixed, error) {
 			if coef == 0 {
 				return 0, nil
 			}
-			return 0, fmt.Errorf("%s: %w", d, ErrOverflow)
+			return 0, fmt.Errorf("%s: %w", decText(d), ErrOverflow)
 		}
 		m := pow10[shift]
 		if coef > math.MaxInt64/m || coef < math.MinInt64/m {
-			return 0, fmt.Errorf("%s: %w", d, ErrOverflow)
+			return 0, fmt.Errorf("%s: %w", decText(d), ErrOverflow)
 		}
 		return Fixed(coef * m), nil
 	default:
@@ -62,27 +63,46 @@ func FixedFromDecimal(d decimal.Decimal) (Fixed, error) {
 			if coef == 0 {
 				return 0, nil
 			}
-			return 0, fmt.Errorf("%s: %w", d, ErrInexact)
+			return 0, fmt.Errorf("%s: %w", decText(d), ErrInexact)
 		}
 		m := pow10[-shift]
 		if coef%m != 0 {
-			return 0, fmt.Errorf("%s: %w", d, ErrInexact)
+			return 0, fmt.Errorf("%s: %w", decText(d), ErrInexact)
 		}
 		return Fixed(coef / m), nil
 	}
 }
 
-// fixedFromDecimalSlow handles coefficients of more than 18 digits (trailing
-// zeros of a long literal, or values out of range).
+// fixedFromDecimalSlow handles coefficients of more than 18 digits (a long
+// literal with trailing zeros, or a value out of range). Its cost is bounded
+// by the length of the coefficient, whatever the exponent.
 func fixedFromDecimalSlow(d decimal.Decimal) (Fixed, error) {
-	s := d.Shift(fixedDigits)
-	if !s.IsInteger() {
-		return 0, fmt.Errorf("%s: %w", d, ErrInexact)
+	coef := d.Coefficient()
+	exp := int64(d.Exponent())
+	ten := big.NewInt(10)
+	var q, r big.Int
+	for coef.Sign() != 0 {
+		q.QuoRem(coef, ten, &r)
+		if r.Sign() != 0 {
+			break
+		}
+		coef.Set(&q)
+		exp++
 	}
-	if s.GreaterThan(decimal.NewFromInt(math.MaxInt64)) || s.LessThan(decimal.NewFromInt(math.MinInt64)) {
-		return 0, fmt.Errorf("%s: %w", d, ErrOverflow)
+	shift := exp + fixedDigits
+	switch {
+	case coef.Sign() == 0:
+		return 0, nil
+	case shift < 0:
+		return 0, fmt.Errorf("%s: %w", decText(d), ErrInexact)
+	case shift >= int64(len(pow10)) || !coef.IsInt64():
+		return 0, fmt.Errorf("%s: %w", decText(d), ErrOverflow)
 	}
-	return Fixed(s.IntPart()), nil
+	c, m := coef.Int64(), pow10[shift]
+	if c > math.MaxInt64/m || c < math.MinInt64/m {
+		return 0, fmt.Errorf("%s: %w", decText(d), ErrOverflow)
+	}
+	return Fixed(c * m), nil
 }
 
 // ParseFixed parses a decimal string such as "0.48", ".48" or "30".
@@ -126,4 +146,12 @@ func (f Fixed) AppendText(b []byte) []byte {
 	}
 	b = append(b, '.')
 	return append(b, digits[:n]...)
+}
+
+// decText formats d for an error message without expanding a huge exponent.
+func decText(d decimal.Decimal) string {
+	if e := d.Exponent(); e > -40 && e < 40 {
+		return d.String()
+	}
+	return d.Coefficient().String() + "e" + strconv.Itoa(int(d.Exponent()))
 }

@@ -330,3 +330,67 @@ func TestReaderLongLine(t *testing.T) {
 		t.Fatalf("line only %d bytes; the test needs a line longer than the read buffer", n)
 	}
 }
+
+var parseLineCases = []struct {
+	line string
+	ok   bool
+}{
+	{`{"kind":"book","token":"1","ts_ms":1,"bids":[{"price":"0.4","size":"1"}],"asks":[]}`, true},
+	{`{"kind":"book","token":"1","recv_ns":5,"bids":[{"price":0.4,"size":1}]}`, true},
+	{`{"kind":"book","token":"1","ts_ms":1,"bids":[{"price":"0.4","size":"-1"}]}`, false},
+	{`{"kind":"book","token":"1","ts_ms":1,"asks":[{"price":"0.5","size":"1"},{"price":"0.4","size":"1"}]}`, false},
+	{`{"kind":"book","token":"1","ts_ms":1,"asks":[{"price":"0.0000001","size":"1"}]}`, false},
+	{`{"kind":"book","ts_ms":1}`, false},
+	{`{"kind":"book","token":"1"}`, false},
+	{`{"kind":"trade","token":"1","ts_ms":1,"price":"0.5","size":"2","taker":"SELL"}`, true},
+	{`{"kind":"trade","token":"1","ts_ms":1,"price":"0.5","size":"2","taker":"sell"}`, false},
+	{`{"kind":"trade","token":"1","ts_ms":1,"price":"1e999999999","size":"2"}`, false},
+	{`{"kind":"meta","market":"0xm","ts_ms":1,"end_date":"2026-11-03T00:00:00Z"}`, true},
+	{`{"kind":"meta","market":"0xm","ts_ms":1,"end_date":"soon"}`, false},
+	{`{"kind":"meta","token":"1","ts_ms":1,"payout":"1"}`, false},
+	{`{"kind":"meta","token":"1","ts_ms":1,"resolved":true,"payout":"1"}`, true},
+	{`{"kind":"quote"}`, false},
+	{`{}`, false},
+	{`[]`, false},
+	{`{"kind":"book","token":"1","ts_ms":1,"bids":[{"price":"0.4","size":"1"}],"future_field":[1,2,3]}`, true},
+}
+
+func TestParseLine(t *testing.T) {
+	for _, c := range parseLineCases {
+		e, err := ParseLine([]byte(c.line))
+		if (err == nil) != c.ok {
+			t.Errorf("ParseLine(%s) error = %v, want ok=%v", c.line, err, c.ok)
+			continue
+		}
+		if err == nil && e.Validate() != nil {
+			t.Errorf("ParseLine(%s) returned an invalid event", c.line)
+		}
+	}
+}
+
+func FuzzParseLine(f *testing.F) {
+	for _, c := range parseLineCases {
+		f.Add([]byte(c.line))
+	}
+	for _, e := range sampleEvents(f) {
+		f.Add(bytes.TrimSuffix(AppendLine(nil, e), []byte("\n")))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		e, err := ParseLine(line)
+		if err != nil {
+			return
+		}
+		if err := e.Validate(); err != nil {
+			t.Fatalf("parsed an invalid event: %v", err)
+		}
+		// The canonical form parses back to itself.
+		out := AppendLine(nil, e)
+		e2, err := ParseLine(bytes.TrimSuffix(out, []byte("\n")))
+		if err != nil {
+			t.Fatalf("canonical line does not parse: %v\n%s", err, out)
+		}
+		if out2 := AppendLine(nil, e2); !bytes.Equal(out, out2) {
+			t.Fatalf("canonical form not stable:\n%s%s", out, out2)
+		}
+	})
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/mmbot/mmbot/exchange"
 )
 
@@ -47,6 +49,19 @@ func (s *Stamp) validate() error {
 	return nil
 }
 
+// checkFixed checks that d is representable as a Fixed (at most 6 decimal
+// places, magnitude below 9.2e12) and not negative.
+func checkFixed(what string, d decimal.Decimal) (Fixed, error) {
+	f, err := FixedFromDecimal(d)
+	if err != nil {
+		return 0, invalid("%s: %v", what, err)
+	}
+	if f < 0 {
+		return 0, invalid("%s: negative (%s)", what, f)
+	}
+	return f, nil
+}
+
 func (b *Book) validate() error {
 	if b.TokenID == "" {
 		return invalid("book without token")
@@ -54,8 +69,11 @@ func (b *Book) validate() error {
 	if err := b.Stamp.validate(); err != nil {
 		return err
 	}
-	if b.TickSize.IsNegative() || b.MinOrderSize.IsNegative() {
-		return invalid("book %s: negative tick or min size", b.TokenID)
+	if _, err := checkFixed("tick", b.TickSize); err != nil {
+		return err
+	}
+	if _, err := checkFixed("min_size", b.MinOrderSize); err != nil {
+		return err
 	}
 	if err := checkSide(b.Bids, "bids", 1); err != nil {
 		return fmt.Errorf("book %s: %w", b.TokenID, err)
@@ -66,19 +84,23 @@ func (b *Book) validate() error {
 	return nil
 }
 
-// checkSide checks positive prices, non-negative sizes and strict ordering:
-// dir 1 for descending (bids), -1 for ascending (asks).
+// checkSide checks positive prices, non-negative sizes, both with at most 6
+// decimals, and strict ordering: dir 1 for descending (bids), -1 for
+// ascending (asks).
 func checkSide(lv []exchange.PriceLevel, name string, dir int) error {
+	var prev Fixed
 	for i := range lv {
-		if !lv[i].Price.IsPositive() {
-			return invalid("%s[%d]: price %s not positive", name, i, lv[i].Price)
+		p, err := FixedFromDecimal(lv[i].Price)
+		if err != nil || p <= 0 {
+			return invalid("%s[%d]: price %s must be positive with at most 6 decimals", name, i, decText(lv[i].Price))
 		}
-		if lv[i].Size.IsNegative() {
-			return invalid("%s[%d]: negative size %s", name, i, lv[i].Size)
+		if s, err := FixedFromDecimal(lv[i].Size); err != nil || s < 0 {
+			return invalid("%s[%d]: size %s must be non-negative with at most 6 decimals", name, i, decText(lv[i].Size))
 		}
-		if i > 0 && lv[i-1].Price.Cmp(lv[i].Price) != dir {
-			return invalid("%s[%d]: price %s out of order (best first)", name, i, lv[i].Price)
+		if i > 0 && (dir > 0 && prev <= p || dir < 0 && prev >= p) {
+			return invalid("%s[%d]: price %s out of order (best first)", name, i, p)
 		}
+		prev = p
 	}
 	return nil
 }
@@ -90,11 +112,11 @@ func (t *Trade) validate() error {
 	if err := t.Stamp.validate(); err != nil {
 		return err
 	}
-	if !t.Price.IsPositive() {
-		return invalid("trade %s: price %s not positive", t.TokenID, t.Price)
+	if p, err := checkFixed("trade price", t.Price); err != nil || p == 0 {
+		return invalid("trade %s: price must be positive with at most 6 decimals (%v)", t.TokenID, err)
 	}
-	if !t.Size.IsPositive() {
-		return invalid("trade %s: size %s not positive", t.TokenID, t.Size)
+	if s, err := checkFixed("trade size", t.Size); err != nil || s == 0 {
+		return invalid("trade %s: size must be positive with at most 6 decimals (%v)", t.TokenID, err)
 	}
 	if t.TakerSide != "" && !t.TakerSide.Valid() {
 		return invalid("trade %s: taker side %q", t.TokenID, t.TakerSide)
@@ -109,8 +131,13 @@ func (m *Meta) validate() error {
 	if err := m.Stamp.validate(); err != nil {
 		return err
 	}
-	if m.TickSize.IsNegative() || m.MinOrderSize.IsNegative() || m.Payout.IsNegative() {
-		return invalid("meta %s%s: negative value", m.Market, m.TokenID)
+	for _, f := range []struct {
+		name string
+		d    decimal.Decimal
+	}{{"tick", m.TickSize}, {"min_size", m.MinOrderSize}, {"payout", m.Payout}} {
+		if _, err := checkFixed(f.name, f.d); err != nil {
+			return err
+		}
 	}
 	if !m.Resolved && !m.Payout.IsZero() {
 		return invalid("meta %s%s: payout without resolution", m.Market, m.TokenID)

@@ -39,6 +39,9 @@ func ParseLine(line []byte) (Event, error) {
 	if err := json.Unmarshal(line, &w); err != nil {
 		return Event{}, fmt.Errorf("decode: %w", err)
 	}
+	if w.TsMs < 0 || w.RecvNs < 0 {
+		return Event{}, invalid("negative timestamp")
+	}
 	st := Stamp{Exchange: fromMillis(w.TsMs), Received: fromNanos(w.RecvNs)}
 	var e Event
 	switch w.Kind {

@@ -1,0 +1,423 @@
+package backtest
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+// EventSink receives events in time order; *Writer is one.
+type EventSink interface {
+	Write(Event) error
+}
+
+// DefaultImportWindow is the default reorder window of Import, in events.
+const DefaultImportWindow = 4096
+
+// ImportOptions configures Import.
+type ImportOptions struct {
+	// TickSize and MinOrderSize are put on books whose message does not
+	// carry them (a tick_size_change message overrides TickSize for its
+	// token from then on). Zero leaves them unknown.
+	TickSize     decimal.Decimal
+	MinOrderSize decimal.Decimal
+	// Window is how many events may be held to restore time order; 0 means
+	// DefaultImportWindow.
+	Window int
+}
+
+// ImportStats counts what Import read and wrote.
+type ImportStats struct {
+	Messages int            // messages read
+	Books    int            // book events written (snapshots and rebuilt price_change books)
+	Trades   int            // trade events written
+	Metas    int            // meta events written
+	Skipped  map[string]int // messages skipped, by event_type
+}
+
+// ImportError locates a failure in the input: the 1-based index of the
+// message and the byte offset where decoding stood.
+type ImportError struct {
+	Message int
+	Offset  int64
+	Err     error
+}
+
+func (e *ImportError) Error() string {
+	return fmt.Sprintf("message %d (byte %d): %v", e.Message, e.Offset, e.Err)
+}
+
+func (e *ImportError) Unwrap() error { return e.Err }
+
+// ImportFile converts the exchange-format file at in (JSON array or JSON
+// Lines, optionally gzip-compressed) into a recording at out, committed only
+// when the whole input converted.
+func ImportFile(ctx context.Context, in, out string, opts ImportOptions, wopts ...WriterOption) (ImportStats, error) {
+	f, err := os.Open(in)
+	if err != nil {
+		return ImportStats{}, fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	w, err := NewWriter(out, wopts...)
+	if err != nil {
+		return ImportStats{}, err
+	}
+	st, err := Import(ctx, f, w, opts)
+	if err != nil {
+		_ = w.Abort()
+		return st, fmt.Errorf("import %s: %w", in, err)
+	}
+	return st, w.Close()
+}
+
+// Import reads the exchange's public market-channel messages from r and
+// writes them to sink as events in time order. The input is a JSON array of
+// messages, or JSON Lines (one message, or one array of messages, per line),
+// detected from its first byte; gzip input is decompressed. Memory stays
+// bounded by the reorder window and the number of tokens, not by the input's
+// length.
+func Import(ctx context.Context, r io.Reader, sink EventSink, opts ImportOptions) (ImportStats, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return ImportStats{}, fmt.Errorf("import: gzip: %w", err)
+		}
+		defer gz.Close()
+		br = bufio.NewReaderSize(gz, 64<<10)
+	}
+	if opts.Window <= 0 {
+		opts.Window = DefaultImportWindow
+	}
+	im := &importer{
+		ctx: ctx, opts: opts,
+		out:   reorder{window: opts.Window, sink: sink},
+		books: map[string]*liveBook{},
+		ticks: map[string]decimal.Decimal{},
+		mins:  map[string]decimal.Decimal{},
+		stats: ImportStats{Skipped: map[string]int{}},
+	}
+	first, err := firstByte(br)
+	if err == io.EOF {
+		return im.stats, nil
+	}
+	if err != nil {
+		return im.stats, fmt.Errorf("import: %w", err)
+	}
+	im.dec = json.NewDecoder(br)
+	if first == '[' {
+		err = im.readArrays()
+	} else {
+		err = im.readValues()
+	}
+	if err == nil {
+		err = im.out.flush()
+	}
+	return im.stats, err
+}
+
+// firstByte returns the first non-space byte without consuming it.
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			return b, br.UnreadByte()
+		}
+	}
+}
+
+type importer struct {
+	ctx   context.Context
+	opts  ImportOptions
+	dec   *json.Decoder
+	out   reorder
+	books map[string]*liveBook
+	ticks map[string]decimal.Decimal
+	mins  map[string]decimal.Decimal
+	stats ImportStats
+}
+
+func (im *importer) fail(err error) error {
+	return &ImportError{Message: im.stats.Messages, Offset: im.dec.InputOffset(), Err: err}
+}
+
+// readValues handles JSON Lines (or any sequence of JSON values): each value
+// is a message object or an array of them.
+func (im *importer) readValues() error {
+	for {
+		var raw json.RawMessage
+		err := im.dec.Decode(&raw)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			im.stats.Messages++
+			return im.fail(err)
+		}
+		if err := im.handleValue(raw); err != nil {
+			return err
+		}
+	}
+}
+
+// readArrays streams top-level arrays element by element, so a file holding
+// one huge array is never in memory at once.
+func (im *importer) readArrays() error {
+	for {
+		tok, err := im.dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return im.fail(err)
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return im.fail(fmt.Errorf("expected an array of messages, found %v", tok))
+		}
+		for im.dec.More() {
+			var raw json.RawMessage
+			if err := im.dec.Decode(&raw); err != nil {
+				im.stats.Messages++
+				return im.fail(err)
+			}
+			if err := im.handleValue(raw); err != nil {
+				return err
+			}
+		}
+		if _, err := im.dec.Token(); err != nil {
+			return im.fail(err)
+		}
+	}
+}
+
+// handleValue handles one message or one array of messages.
+func (im *importer) handleValue(raw json.RawMessage) error {
+	if len(raw) > 0 && raw[0] == '[' {
+		var msgs []json.RawMessage
+		if err := json.Unmarshal(raw, &msgs); err != nil {
+			im.stats.Messages++
+			return im.fail(err)
+		}
+		for _, m := range msgs {
+			if err := im.handleValue(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	im.stats.Messages++
+	if im.stats.Messages%1024 == 0 {
+		if err := im.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	m, err := decodeMessage(raw)
+	if err == nil {
+		err = im.handle(&m)
+	}
+	if err != nil {
+		return im.fail(err)
+	}
+	return nil
+}
+
+func (im *importer) emit(e Event) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	if err := im.out.push(e); err != nil {
+		return err
+	}
+	switch e.Kind {
+	case KindBook:
+		im.stats.Books++
+	case KindTrade:
+		im.stats.Trades++
+	case KindMeta:
+		im.stats.Metas++
+	}
+	return nil
+}
+
+func (im *importer) handle(m *wsMessage) error {
+	switch m.EventType {
+	case "book":
+		return im.handleBook(m)
+	case "price_change":
+		return im.handlePriceChange(m)
+	case "last_trade_price":
+		return im.handleTrade(m)
+	case "tick_size_change":
+		return im.handleTick(m)
+	case "market_resolved":
+		return im.handleResolved(m)
+	}
+	name := m.EventType
+	if name == "" {
+		name = "(none)"
+	}
+	im.stats.Skipped[name]++
+	return nil
+}
+
+func (im *importer) stamp(m *wsMessage) (Stamp, error) {
+	if m.Timestamp.IsZero() {
+		return Stamp{}, errors.New("message without timestamp")
+	}
+	return Stamp{Exchange: m.Timestamp.Time}, nil
+}
+
+func (im *importer) handleBook(m *wsMessage) error {
+	st, err := im.stamp(m)
+	if err != nil {
+		return err
+	}
+	if m.AssetID == "" {
+		return errors.New("book without asset_id")
+	}
+	bidsIn, asksIn := m.Bids, m.Asks
+	if bidsIn == nil && asksIn == nil {
+		bidsIn, asksIn = m.Buys, m.Sells
+	}
+	bids, err := levelsFromWS(bidsIn, true)
+	if err != nil {
+		return fmt.Errorf("bids: %w", err)
+	}
+	asks, err := levelsFromWS(asksIn, false)
+	if err != nil {
+		return fmt.Errorf("asks: %w", err)
+	}
+	if m.TickSize.Set {
+		im.ticks[m.AssetID] = m.TickSize.Decimal
+	}
+	if m.MinOrderSize.Set {
+		im.mins[m.AssetID] = m.MinOrderSize.Decimal
+	}
+	im.books[m.AssetID] = &liveBook{market: m.Market, bids: bids, asks: asks}
+	return im.emitBook(m.AssetID, st)
+}
+
+// emitBook writes a snapshot (a copy) of the importer's book of token.
+func (im *importer) emitBook(token string, st Stamp) error {
+	lb := im.books[token]
+	b := &Book{Stamp: st, TokenID: token, Market: lb.market,
+		Bids: append([]exchange.PriceLevel{}, lb.bids...), Asks: append([]exchange.PriceLevel{}, lb.asks...),
+		TickSize: im.opts.TickSize, MinOrderSize: im.opts.MinOrderSize}
+	if t, ok := im.ticks[token]; ok {
+		b.TickSize = t
+	}
+	if ms, ok := im.mins[token]; ok {
+		b.MinOrderSize = ms
+	}
+	return im.emit(BookEvent(b))
+}
+
+func (im *importer) handlePriceChange(m *wsMessage) error {
+	st, err := im.stamp(m)
+	if err != nil {
+		return err
+	}
+	changes := m.PriceChanges
+	if changes == nil {
+		changes = m.Changes
+	}
+	var touched []string
+	for _, c := range changes {
+		token := c.AssetID
+		if token == "" {
+			token = m.AssetID
+		}
+		lb, ok := im.books[token]
+		if !ok {
+			im.stats.Skipped["price_change (before a book)"]++
+			continue
+		}
+		if err := lb.apply(c); err != nil {
+			return err
+		}
+		if m.Market != "" {
+			lb.market = m.Market
+		}
+		if !containsString(touched, token) {
+			touched = append(touched, token)
+		}
+	}
+	for _, token := range touched {
+		if err := im.emitBook(token, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (im *importer) handleTrade(m *wsMessage) error {
+	st, err := im.stamp(m)
+	if err != nil {
+		return err
+	}
+	side := exchange.Side(m.Side)
+	if side != "" && !side.Valid() {
+		return fmt.Errorf("trade side %q", m.Side)
+	}
+	return im.emit(TradeEvent(&Trade{Stamp: st, TokenID: m.AssetID, Market: m.Market,
+		Price: m.Price.Decimal, Size: m.Size.Decimal, TakerSide: side}))
+}
+
+func (im *importer) handleTick(m *wsMessage) error {
+	st, err := im.stamp(m)
+	if err != nil {
+		return err
+	}
+	if !m.NewTickSize.Set || !m.NewTickSize.IsPositive() {
+		return errors.New("tick_size_change without a positive new_tick_size")
+	}
+	im.ticks[m.AssetID] = m.NewTickSize.Decimal
+	return im.emit(MetaEvent(&Meta{Stamp: st, TokenID: m.AssetID, Market: m.Market, TickSize: m.NewTickSize.Decimal}))
+}
+
+func (im *importer) handleResolved(m *wsMessage) error {
+	st, err := im.stamp(m)
+	if err != nil {
+		return err
+	}
+	if m.WinningAssetID == "" {
+		return errors.New("market_resolved without winning_asset_id")
+	}
+	tokens := append([]string{}, m.AssetsIDs...)
+	if !containsString(tokens, m.WinningAssetID) {
+		tokens = append(tokens, m.WinningAssetID)
+	}
+	sort.Strings(tokens)
+	for _, tok := range tokens {
+		payout := decimal.Zero
+		if tok == m.WinningAssetID {
+			payout = decimal.NewFromInt(1)
+		}
+		if err := im.emit(MetaEvent(&Meta{Stamp: st, TokenID: tok, Market: m.Market, Resolved: true, Payout: payout})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
