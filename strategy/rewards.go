@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -137,6 +138,12 @@ type RewardEstimate struct {
 	BookQMin     float64 // everyone else's, from the book less our orders
 	Share        float64 // QMin / (QMin + BookQMin)
 	DailyRewards float64 // Share × the market's daily rate
+}
+
+// String formats the estimate for logs and reports.
+func (e RewardEstimate) String() string {
+	return fmt.Sprintf("mid %.4f Q1 %.2f Q2 %.2f Qmin %.2f book Qmin %.2f share %.2f%% daily %.4f",
+		e.Mid, e.QOne, e.QTwo, e.QMin, e.BookQMin, 100*e.Share, e.DailyRewards)
 }
 
 // EstimateRewards scores our resting orders (after a plan: the kept open
