@@ -122,6 +122,9 @@ func syntaxError(path string, b []byte, err error) error {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
+	if name == "" {
+		return &SyntaxError{File: path, Err: err}
+	}
 	end := 0
 	for i, line := range bytes.SplitAfter(b, []byte("\n")) {
 		end += len(line)
