@@ -182,6 +182,10 @@ func TestWrapUnwrap(t *testing.T) {
 	inner := bytes.Repeat([]byte{7}, sigLen)
 	sep, sh := common.Hash{1}, common.Hash{2}
 	sig := wrapSignature(inner, sep, sh)
+	// docs/protocol.md states these sizes.
+	if len(OrderType) != 186 || len(sig) != 317 {
+		t.Fatalf("type string %d bytes, signature %d bytes", len(OrderType), len(sig))
+	}
 	if want := sigLen + 64 + len(OrderType) + 2; len(sig) != want {
 		t.Fatalf("length %d, want %d", len(sig), want)
 	}
