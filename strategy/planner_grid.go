@@ -29,7 +29,9 @@ type grid struct {
 }
 
 // newGrid checks the market's terms: the tick must divide 1 (0.1, 0.01,
-// 0.001, 0.0001, 0.005 … all do) and leave at least one price inside (0,1).
+// 0.001, 0.0001, 0.005 … all do), leave at least one price inside (0,1),
+// and have at most 4 decimals, so that price × size (2 decimals) is exact in
+// the exchange's 6-decimal amounts.
 func newGrid(tick, minSize decimal.Decimal) (grid, error) {
 	if !tick.IsPositive() || tick.NumDigits() > 12 {
 		return grid{}, fmt.Errorf("%w: tick size %s", ErrInvalidSnapshot, tick)
@@ -38,7 +40,7 @@ func newGrid(tick, minSize decimal.Decimal) (grid, error) {
 	for coef%10 == 0 && exp < 0 { // normalize 0.010 to 1e-2
 		coef, exp = coef/10, exp+1
 	}
-	if exp > 0 || exp < -12 {
+	if exp > 0 || exp < -4 {
 		return grid{}, fmt.Errorf("%w: tick size %s", ErrInvalidSnapshot, tick)
 	}
 	one := pow10[-exp]

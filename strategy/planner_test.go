@@ -169,7 +169,7 @@ func TestPlan(t *testing.T) {
 
 func TestPlanErrors(t *testing.T) {
 	var p Planner
-	for _, tick := range []string{"0", "-0.01", "0.03", "0.6", "1", "2", "0.0000000000001"} {
+	for _, tick := range []string{"0", "-0.01", "0.03", "0.6", "1", "2", "0.00005", "0.0000000000001"} {
 		s := book(tick, "", "", "", "")
 		if _, err := p.Plan(nil, s, Tolerance{}, Unlimited()); !errors.Is(err, ErrInvalidSnapshot) {
 			t.Errorf("tick %s: err %v", tick, err)
