@@ -219,3 +219,43 @@ func TestSignRandFailure(t *testing.T) {
 		t.Fatal("Sign succeeded with a failing random source")
 	}
 }
+
+// TestSignConcurrent signs from several goroutines with one Signer (run
+// with -race) and checks that every salt is distinct.
+func TestSignConcurrent(t *testing.T) {
+	s, err := New(DefaultConfig(), testAccount(t, SigDepositWallet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := testVerifier(t, DefaultConfig())
+	const workers, each = 4, 8
+	results := make(chan SignedOrder, workers*each)
+	errs := make(chan error, workers*each)
+	for range workers {
+		go func() {
+			for range each {
+				so, err := s.Sign(testRequest(t, false))
+				if err != nil {
+					errs <- err
+					continue
+				}
+				results <- so
+			}
+		}()
+	}
+	seen := map[string]bool{}
+	for range workers * each {
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		case so := <-results:
+			if seen[so.Item.Order.Salt] {
+				t.Fatalf("salt %s repeated", so.Item.Order.Salt)
+			}
+			seen[so.Item.Order.Salt] = true
+			if _, err := v.VerifyOrder(so.Item.Order, false, owners(t)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
