@@ -166,10 +166,10 @@ func (p *Planner) prepareWants(desired []Desired, g grid, lim *limits, fairT flo
 		si := sideIdx(d.Side)
 		lo, hi := lim.lo[d.Outcome][si], lim.hi[d.Outcome][si]
 		var n int64
-		if d.Side == exchange.Buy {
-			n = min(g.ticksFloor(min(d.Price, 1)), hi)
+		if pr := min(max(d.Price, 0), 1); d.Side == exchange.Buy {
+			n = min(g.ticksFloor(pr), hi)
 		} else {
-			n = max(g.ticksCeil(max(d.Price, 0)), lo)
+			n = max(g.ticksCeil(pr), lo)
 		}
 		if n < lo || n > hi {
 			continue
@@ -204,9 +204,11 @@ func (p *Planner) prepareHaves(s *Snapshot, g grid, lim *limits, fairT float64) 
 		o := &s.Open[i]
 		h := have{idx: i, o: o.Outcome, side: o.Side}
 		pf := o.Price.InexactFloat64()
-		nf := pf * T
-		h.n = int64(math.Round(nf))
-		h.onGrid = math.Abs(nf-float64(h.n)) < 1e-6
+		if pf > 0 && pf < 1 {
+			nf := pf * T
+			h.n = int64(math.Round(nf))
+			h.onGrid = math.Abs(nf-float64(h.n)) < 1e-6
+		}
 		h.cs = centiShares(min(o.Size.InexactFloat64(), maxSize))
 		valid := o.Outcome.Valid() && o.Side.Valid()
 		if valid {
