@@ -1,0 +1,297 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/risk"
+)
+
+// Cycle runs one cycle of DESIGN.md §3: read books and the tape, update
+// fills, plan every market within the shared rate budget, sign and journal,
+// cancel, place, record.
+func (l *Loop) Cycle(ctx context.Context) error {
+	start := l.clock.Now()
+	l.applyPending()
+	rep := &CycleReport{Start: start}
+	err := l.cycle(ctx, rep)
+	rep.Duration = l.clock.Now().Sub(start)
+	rep.Err = err
+	l.finish(rep)
+	return err
+}
+
+func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
+	now := l.clock.Now()
+	if err := l.readBooks(ctx, now); err != nil {
+		return err
+	}
+	l.readTape(ctx, now)
+	batch := &Batch{Now: now}
+	l.readOrders(ctx, now, batch, rep, false)
+	l.refresh(now)
+	l.feedKill(now)
+
+	var cancels []*liveOrder
+	var places []placement
+	switch {
+	case l.tripped():
+		if !l.halted {
+			ok, trip := l.cfg.Kill.Tripped()
+			_ = ok
+			l.log.Error().Str("reason", trip.Reason.String()).Str("detail", trip.Detail).Msg("kill switch tripped: cancelling every order and stopping quotes")
+			cancels = l.allLive()
+			l.halted = true
+		}
+	default:
+		if l.halted {
+			l.log.Warn().Msg("kill switch reset: quoting resumes")
+			l.halted = false
+		}
+		cancels, places = l.plan(now, rep)
+	}
+
+	intents := l.sign(places, rep)
+	if len(intents) > 0 {
+		if err := l.journal.RecordIntents(intents, now); err != nil {
+			_ = l.journal.Apply(batch)
+			return fmt.Errorf("journal intents (nothing was sent): %w", err)
+		}
+		for i := range intents {
+			in := &intents[i]
+			ref := l.byToken[in.TokenID]
+			l.orders[in.Hash] = &liveOrder{JournaledOrder: JournaledOrder{Intent: *in, State: JIntent, CreatedAt: now}, market: ref.market}
+		}
+	}
+	l.sendCancels(ctx, cancels, batch, rep)
+	l.sendPlaces(ctx, intents, batch, rep)
+	if !batch.Empty() {
+		if err := l.journal.Apply(batch); err != nil {
+			return fmt.Errorf("journal results: %w", err)
+		}
+	}
+	return nil
+}
+
+func (l *Loop) tripped() bool {
+	if l.cfg.Kill == nil {
+		return false
+	}
+	t, _ := l.cfg.Kill.Tripped()
+	return t
+}
+
+// readBooks reads every quoted token's book in batches.
+func (l *Loop) readBooks(ctx context.Context, now time.Time) error {
+	var tokens []string
+	for _, mr := range l.markets {
+		if mr.stopped == "" {
+			tokens = append(tokens, mr.m.TokenIDs[Yes], mr.m.TokenIDs[No])
+		}
+	}
+	for i := 0; i < len(tokens); i += l.cfg.BooksBatch {
+		chunk := tokens[i:min(i+l.cfg.BooksBatch, len(tokens))]
+		books, err := l.venue.Books(ctx, chunk)
+		if err != nil {
+			if errors.Is(err, exchange.ErrNotFound) || errors.Is(err, exchange.ErrBadRequest) {
+				l.isolateBooks(ctx, chunk, now)
+				continue
+			}
+			return fmt.Errorf("read books: %w", err)
+		}
+		for j := range books {
+			l.takeBook(&books[j], now)
+		}
+	}
+	for _, mr := range l.markets {
+		mr.stale = false
+		if mr.stopped != "" {
+			continue
+		}
+		for o := range mr.books {
+			if !mr.hasBook[o] || (l.cfg.MaxBookAge > 0 && now.Sub(mr.books[o].Updated) > l.cfg.MaxBookAge) {
+				mr.stale = true
+			}
+		}
+	}
+	return nil
+}
+
+// isolateBooks reads the books of one failed batch market by market, so that
+// one closed market does not blind the loop to the others.
+func (l *Loop) isolateBooks(ctx context.Context, tokens []string, now time.Time) {
+	seen := map[int]bool{}
+	for _, tok := range tokens {
+		ref, ok := l.byToken[tok]
+		if !ok || seen[ref.market] {
+			continue
+		}
+		seen[ref.market] = true
+		mr := l.markets[ref.market]
+		books, err := l.venue.Books(ctx, mr.m.TokenIDs[:])
+		if err != nil {
+			if errors.Is(err, exchange.ErrNotFound) || errors.Is(err, exchange.ErrBadRequest) {
+				mr.stopped = "book unavailable: " + err.Error()
+				l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("market closed or unknown: cancelling its orders and no longer quoting it")
+			}
+			continue
+		}
+		for j := range books {
+			l.takeBook(&books[j], now)
+		}
+	}
+}
+
+func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time) {
+	ref, ok := l.byToken[b.AssetID]
+	if !ok {
+		return
+	}
+	mr := l.markets[ref.market]
+	b.Normalize()
+	mr.books[ref.outcome] = TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
+	mr.hasBook[ref.outcome] = true
+	if b.TickSize.IsPositive() && !b.TickSize.Equal(mr.m.Tick) {
+		l.log.Warn().Str("market", mr.m.ConditionID).Str("old_tick", mr.m.Tick.String()).Str("new_tick", b.TickSize.String()).
+			Msg("tick size changed: cancelling the market's orders and re-quoting on the new grid")
+		mr.m.Tick = b.TickSize
+		for _, lo := range l.orders {
+			if lo.market == ref.market {
+				lo.suspect = true
+			}
+		}
+		mr.stale = true
+	}
+	if b.MinOrderSize.IsPositive() {
+		mr.m.MinSize = b.MinOrderSize
+	}
+}
+
+// parseBookTime reads a book's timestamp (Unix milliseconds, or seconds);
+// an unreadable one counts as now.
+func parseBookTime(s string, now time.Time) time.Time {
+	var n int64
+	if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 {
+		return now
+	}
+	if n > 1e12 {
+		return time.UnixMilli(n)
+	}
+	return time.Unix(n, 0)
+}
+
+// feedKill gives the kill switch this cycle's PnL and the freshest book age
+// (the feed as a whole is stale only when every book is).
+func (l *Loop) feedKill(now time.Time) {
+	mark := l.markFunc()
+	l.acct.init(l.pos, mark)
+	l.tally.MarkedPnL = l.acct.marked(l.pos, mark)
+	l.tally.RealizedPnL = l.acct.realized
+	if l.cfg.Kill == nil {
+		return
+	}
+	l.cfg.Kill.OnPnL(l.tally.MarkedPnL, now)
+	freshest := time.Duration(-1)
+	for _, mr := range l.markets {
+		if mr.stopped != "" {
+			continue
+		}
+		for o := range mr.books {
+			if mr.hasBook[o] {
+				if age := now.Sub(mr.books[o].Updated); freshest < 0 || age < freshest {
+					freshest = age
+				}
+			}
+		}
+	}
+	if freshest >= 0 {
+		l.cfg.Kill.OnBookAge("all markets", freshest, now)
+	}
+}
+
+// markFunc values a token at the fair value of its market (1 − fair for NO).
+func (l *Loop) markFunc() func(string) (decimal.Decimal, bool) {
+	return func(tok string) (decimal.Decimal, bool) {
+		ref, ok := l.byToken[tok]
+		if !ok {
+			return decimal.Zero, false
+		}
+		mr := l.markets[ref.market]
+		f, ok := mr.fair, mr.hasFair
+		if !ok {
+			return decimal.Zero, false
+		}
+		if ref.outcome == No {
+			f = 1 - f
+		}
+		return decimal.NewFromFloat(f).Round(6), true
+	}
+}
+
+// refresh rebuilds every market's snapshot (books, positions, our open
+// orders) and fair value for this cycle.
+func (l *Loop) refresh(now time.Time) {
+	for i, mr := range l.markets {
+		open := l.openOf(i)
+		mr.open = open
+		s := &mr.snap
+		*s = Snapshot{
+			ConditionID: mr.m.ConditionID, Tokens: mr.books, Tick: mr.m.Tick, MinSize: mr.m.MinSize,
+			NegRisk: mr.m.NegRisk, Rewards: mr.m.Rewards, EndDate: mr.m.EndDate, Trades: mr.trades,
+			Position: [2]decimal.Decimal{l.pos[mr.m.TokenIDs[Yes]], l.pos[mr.m.TokenIDs[No]]},
+			LastFill: mr.lastFill, Now: now, Open: s.Open[:0],
+		}
+		for _, lo := range open {
+			s.Open = append(s.Open, OpenOrder{ID: lo.Hash, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
+		}
+		if f, ok := s.FairValue(); ok {
+			mr.fair, mr.hasFair = f, true
+		}
+	}
+}
+
+// openOf lists the market's open orders (Sent ones too: they may be live).
+func (l *Loop) openOf(idx int) []*liveOrder {
+	var out []*liveOrder
+	for _, lo := range l.orders {
+		if lo.market == idx && !lo.State.Final() && lo.State != JIntent {
+			out = append(out, lo)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Hash < out[j].Hash })
+	return out
+}
+
+func (l *Loop) allLive() []*liveOrder {
+	var out []*liveOrder
+	for _, lo := range l.orders {
+		if !lo.State.Final() && lo.State != JIntent {
+			out = append(out, lo)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Hash < out[j].Hash })
+	return out
+}
+
+func remaining(lo *liveOrder) decimal.Decimal {
+	r := lo.Size.Sub(lo.SizeMatched)
+	if r.IsNegative() {
+		return decimal.Zero
+	}
+	return r
+}
+
+// riskOpen converts open orders for the risk totals.
+func riskOpen(open []*liveOrder) []risk.Order {
+	out := make([]risk.Order, 0, len(open))
+	for _, lo := range open {
+		out = append(out, risk.Order{Outcome: int(lo.Outcome), Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
+	}
+	return out
+}

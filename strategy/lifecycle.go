@@ -1,0 +1,154 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+// Start reconciles the journal with the exchange before any quoting: every
+// non-final order is read back (an intent never acknowledged is looked up by
+// its hash and, when the exchange does not know it, marked failed), fills
+// found on the way are booked, and orders in markets that are no longer
+// configured are cancelled. Only after Start returns nil may the daemon say
+// it is ready.
+func (l *Loop) Start(ctx context.Context) error {
+	now := l.clock.Now()
+	pos, err := l.journal.Positions()
+	if err != nil {
+		return fmt.Errorf("read positions: %w", err)
+	}
+	for tok, sh := range pos {
+		l.pos[tok] = sh
+	}
+	open, err := l.journal.NonFinal()
+	if err != nil {
+		return fmt.Errorf("read journal: %w", err)
+	}
+	for i := range open {
+		o := open[i]
+		market := -1
+		if ref, ok := l.byToken[o.TokenID]; ok {
+			market = ref.market
+		}
+		l.orders[o.Hash] = &liveOrder{JournaledOrder: o, market: market}
+	}
+	batch := &Batch{Now: now}
+	rep := &CycleReport{Start: now}
+	l.readOrders(ctx, now, batch, rep, true)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var orphans []*liveOrder
+	for _, lo := range l.orders {
+		if lo.market < 0 && lo.State != JIntent {
+			orphans = append(orphans, lo)
+		}
+	}
+	if len(orphans) > 0 {
+		l.log.Warn().Int("orders", len(orphans)).Msg("cancelling journaled orders of markets no longer configured")
+		l.sendCancels(ctx, orphans, batch, rep)
+	}
+	if !batch.Empty() {
+		if err := l.journal.Apply(batch); err != nil {
+			return fmt.Errorf("journal reconciliation: %w", err)
+		}
+	}
+	l.log.Info().Int("journaled", len(open)).Int("live", len(l.orders)).Int("fills", rep.Fills).Msg("reconciled journal with the exchange")
+	return nil
+}
+
+// Shutdown stops quoting and cancels every order the loop tracks, then reads
+// them back until the exchange confirms each is final or ctx ends. It returns
+// an error naming how many orders may still be live.
+func (l *Loop) Shutdown(ctx context.Context) error {
+	for round := 0; ; round++ {
+		now := l.clock.Now()
+		batch := &Batch{Now: now}
+		rep := &CycleReport{Start: now}
+		live := l.allLive()
+		if len(live) == 0 {
+			break
+		}
+		if round > 0 {
+			l.readOrders(ctx, now, batch, rep, true)
+			live = l.allLive()
+		}
+		l.sendCancels(ctx, live, batch, rep)
+		if !batch.Empty() {
+			if err := l.journal.Apply(batch); err != nil {
+				return fmt.Errorf("journal at shutdown: %w", err)
+			}
+		}
+		if len(l.allLive()) == 0 {
+			break
+		}
+		if err := l.clock.Sleep(ctx, 200*time.Millisecond); err != nil {
+			return fmt.Errorf("shutdown: %d orders may still be live: %w", len(l.allLive()), err)
+		}
+	}
+	l.finish(&CycleReport{Start: l.clock.Now()})
+	return nil
+}
+
+// finish publishes the cycle's status and report.
+func (l *Loop) finish(rep *CycleReport) {
+	now := l.clock.Now()
+	st := Status{Time: now, LiveOrders: len(l.orders)}
+	for i, mr := range l.markets {
+		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
+			Position: mr.snap.Position, Stopped: mr.stopped, Stale: mr.stale}
+		ms.Position = [2]decimal.Decimal{l.pos[mr.m.TokenIDs[Yes]], l.pos[mr.m.TokenIDs[No]]}
+		for _, lo := range l.orders {
+			if lo.market != i {
+				continue
+			}
+			ms.Open++
+			p, isBid := yesSpaceOf(lo)
+			if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
+				ms.BestBid = p
+			}
+			if !isBid && (ms.BestAsk.IsZero() || p.LessThan(ms.BestAsk)) {
+				ms.BestAsk = p
+			}
+		}
+		for o := range mr.books {
+			if mr.hasBook[o] {
+				if age := now.Sub(mr.books[o].Updated); age > ms.BookAge {
+					ms.BookAge = age
+				}
+			}
+		}
+		st.Markets = append(st.Markets, ms)
+	}
+	if rep.Err != nil {
+		l.tally.CycleErrors++
+	}
+	l.tally.Cycles++
+	l.tally.LastCycleTime = rep.Duration
+	st.Tally = l.tally
+	if l.cfg.Kill != nil {
+		if t, trip := l.cfg.Kill.Tripped(); t {
+			st.Tripped, st.TripReason = true, trip.Reason.String()+": "+trip.Detail
+		}
+	}
+	l.mu.Lock()
+	l.status = st
+	l.mu.Unlock()
+	rep.Status = &st
+	l.obs.OnCycle(rep)
+}
+
+// yesSpaceOf returns an order's price in YES space and whether it is a bid
+// there (BUY YES and SELL NO are bids; SELL YES and BUY NO are asks).
+func yesSpaceOf(lo *liveOrder) (decimal.Decimal, bool) {
+	buy := lo.Side == exchange.Buy
+	if lo.Outcome == Yes {
+		return lo.Price, buy
+	}
+	return decimal.NewFromInt(1).Sub(lo.Price), !buy
+}

@@ -1,0 +1,227 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/risk"
+)
+
+// LoopConfig is the loop's configuration. Params can be swapped while the
+// loop runs (SetParams); the rest is fixed for its life.
+type LoopConfig struct {
+	Markets    []Market
+	Params     Params
+	Estimators EstimatorParams
+	Kill       *risk.KillSwitch // nil: no kill switch (tests only)
+
+	Cycle      time.Duration      // time between cycle starts
+	MaxBatch   int                // orders per POST /orders (the spec caps it at 15)
+	BooksBatch int                // tokens per POST /books
+	OrderReads int                // order reads per cycle, besides the ones a fill suspicion forces
+	MaxBookAge time.Duration      // a market whose book is older is not quoted and its orders are cancelled
+	TapeLimit  int                // trades read per cycle from the data API (0 turns the tape off)
+	OrderType  exchange.OrderType // GTC by default
+	// NotFoundGrace is how long an order sent without an answer may stay
+	// unknown to the exchange before it is declared failed.
+	NotFoundGrace time.Duration
+}
+
+// Params are the strategy parameters that SIGHUP can reload.
+type Params struct {
+	Model     Model
+	Tolerance Tolerance
+	Checker   *risk.Checker
+}
+
+func (c *LoopConfig) setDefaults() error {
+	if len(c.Markets) == 0 {
+		return errors.New("strategy: no markets to quote")
+	}
+	if c.Params.Model == nil {
+		return errors.New("strategy: no model")
+	}
+	if c.Cycle <= 0 {
+		c.Cycle = time.Second
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 15
+	}
+	if c.BooksBatch <= 0 {
+		c.BooksBatch = 50
+	}
+	if c.OrderReads <= 0 {
+		c.OrderReads = 40
+	}
+	if c.OrderType == "" {
+		c.OrderType = exchange.GTC
+	}
+	if c.NotFoundGrace <= 0 {
+		c.NotFoundGrace = 30 * time.Second
+	}
+	return nil
+}
+
+// marketRun is one market's running state.
+type marketRun struct {
+	m        Market
+	st       *MarketState
+	q        *Quoter
+	books    [2]TokenBook
+	hasBook  [2]bool
+	trades   []TradePrint
+	lastTape time.Time
+	lastFill [2][2]time.Time
+	stopped  string // why the market is no longer quoted; empty while it is
+	stale    bool
+	fair     float64
+	hasFair  bool
+	snap     Snapshot
+	open     []*liveOrder
+	res      PassResult
+	need     float64
+}
+
+// liveOrder is a non-final order the loop tracks.
+type liveOrder struct {
+	JournaledOrder
+	market   int
+	lastRead time.Time
+	suspect  bool // the book suggests it traded: read it first
+}
+
+// Loop is the strategy loop of DESIGN.md §3. Build it with NewLoop, then
+// Start (reconcile), Run (cycles until ctx ends) and Shutdown (cancel all).
+type Loop struct {
+	cfg     LoopConfig
+	venue   Venue
+	signer  OrderSigner
+	journal Journal
+	clock   Clock
+	log     zerolog.Logger
+	obs     Observer
+
+	markets []*marketRun
+	byToken map[string]tokenRef
+	orders  map[string]*liveOrder // by hash
+	pos     map[string]decimal.Decimal
+	acct    accounting
+	tally   Tally
+
+	mu      sync.Mutex // guards pending and status
+	pending *Params
+	status  Status
+
+	halted bool // the kill switch's cancel-all has been done
+}
+
+type tokenRef struct {
+	market  int
+	outcome Outcome
+}
+
+// NewLoop checks cfg and wires the loop's parts. obs may be nil.
+func NewLoop(cfg LoopConfig, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Logger, obs Observer) (*Loop, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	if v == nil || s == nil || j == nil || c == nil {
+		return nil, errors.New("strategy: NewLoop needs a venue, a signer, a journal and a clock")
+	}
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	l := &Loop{cfg: cfg, venue: v, signer: s, journal: j, clock: c, log: log, obs: obs,
+		byToken: map[string]tokenRef{}, orders: map[string]*liveOrder{}, pos: map[string]decimal.Decimal{}}
+	for i := range cfg.Markets {
+		m := cfg.Markets[i]
+		if m.TokenIDs[Yes] == "" || m.TokenIDs[No] == "" || m.TokenIDs[Yes] == m.TokenIDs[No] {
+			return nil, fmt.Errorf("strategy: market %s needs two distinct token ids", m.ConditionID)
+		}
+		if !m.Tick.IsPositive() {
+			return nil, fmt.Errorf("strategy: market %s has no tick size", m.ConditionID)
+		}
+		st, err := NewMarketState(cfg.Estimators)
+		if err != nil {
+			return nil, err
+		}
+		for o, tok := range m.TokenIDs {
+			if _, dup := l.byToken[tok]; dup {
+				return nil, fmt.Errorf("strategy: token %s appears in two markets", tok)
+			}
+			l.byToken[tok] = tokenRef{market: i, outcome: Outcome(o)}
+		}
+		mr := &marketRun{m: m, st: st, q: &Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker}}
+		mr.books[Yes].TokenID, mr.books[No].TokenID = m.TokenIDs[Yes], m.TokenIDs[No]
+		l.markets = append(l.markets, mr)
+	}
+	return l, nil
+}
+
+// SetParams swaps the strategy parameters; the next cycle uses them. State
+// (orders, positions, estimators) is kept.
+func (l *Loop) SetParams(p Params) error {
+	if p.Model == nil {
+		return errors.New("strategy: SetParams without a model")
+	}
+	if err := p.Tolerance.Validate(); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.pending = &p
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *Loop) applyPending() {
+	l.mu.Lock()
+	p := l.pending
+	l.pending = nil
+	l.mu.Unlock()
+	if p == nil {
+		return
+	}
+	l.cfg.Params = *p
+	for _, mr := range l.markets {
+		mr.q.Model, mr.q.Tolerance, mr.q.Checker = p.Model, p.Tolerance, p.Checker
+	}
+	l.log.Info().Msg("strategy parameters reloaded")
+}
+
+// Run runs cycles every cfg.Cycle until ctx ends; then it returns nil. A
+// cycle's error is logged and reported, and the loop goes on. onCycle, when
+// not nil, is called after every completed cycle (the daemon pets the
+// systemd watchdog there).
+func (l *Loop) Run(ctx context.Context, onCycle func(err error)) error {
+	for {
+		start := l.clock.Now()
+		err := l.Cycle(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			l.log.Warn().Err(err).Msg("cycle failed")
+		}
+		if onCycle != nil {
+			onCycle(err)
+		}
+		wait := l.cfg.Cycle - l.clock.Now().Sub(start)
+		if err := l.clock.Sleep(ctx, wait); err != nil {
+			return nil
+		}
+	}
+}
+
+// Tally returns the loop's running totals.
+func (l *Loop) Tally() Tally {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tally
+}

@@ -1,0 +1,255 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/exchange/clocktest"
+	"github.com/mmbot/mmbot/risk"
+)
+
+var lt0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+type loopRig struct {
+	v     *fakeVenue
+	j     *memJournal
+	s     *fakeSigner
+	clock *clocktest.Clock
+	l     *Loop
+	kill  *risk.KillSwitch
+}
+
+func testMarket() Market {
+	return Market{ConditionID: "0xcond", Slug: "m", TokenIDs: [2]string{"yes", "no"},
+		Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5")}
+}
+
+func newRig(t *testing.T, v *fakeVenue, j *memJournal) *loopRig {
+	t.Helper()
+	clock := clocktest.New(lt0)
+	if v == nil {
+		v = newFakeVenue()
+		v.setBook("yes", "0.48", "0.52", lt0)
+		v.setBook("no", "0.48", "0.52", lt0)
+	}
+	if j == nil {
+		j = newMemJournal()
+	}
+	model, err := NewBands(BandsParams{Offsets: []float64{0.02}, Sizes: []float64{10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kill, err := risk.NewKillSwitch(risk.KillConfig{MaxConsecutiveErrors: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &fakeSigner{}
+	l, err := NewLoop(LoopConfig{Markets: []Market{testMarket()}, Estimators: DefaultEstimatorParams(), Kill: kill,
+		Params: Params{Model: model, Tolerance: Tolerance{PriceTicks: 0, SizeFrac: 0.1}}},
+		v, s, j, clock, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &loopRig{v: v, j: j, s: s, clock: clock, l: l, kill: kill}
+}
+
+func (r *loopRig) cycle(t *testing.T) {
+	t.Helper()
+	if err := r.l.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoopPlacesThenKeeps(t *testing.T) {
+	r := newRig(t, nil, nil)
+	if err := r.l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.cycle(t)
+	if r.v.placed != 2 {
+		t.Fatalf("placed %d orders, want 2 (a bid on YES and a bid on NO)", r.v.placed)
+	}
+	if got := r.j.count(JLive); got != 2 {
+		t.Fatalf("journal has %d live orders, want 2", got)
+	}
+	for i := 0; i < 5; i++ {
+		r.clock.Advance(time.Second)
+		r.v.setBook("yes", "0.48", "0.52", r.clock.Now())
+		r.v.setBook("no", "0.48", "0.52", r.clock.Now())
+		r.cycle(t)
+	}
+	if r.v.placed != 2 || r.v.calls["cancel"] != 0 {
+		t.Fatalf("an unchanged market sent %d places and %d cancels after the first cycle", r.v.placed-2, r.v.calls["cancel"])
+	}
+}
+
+func TestLoopBooksFills(t *testing.T) {
+	r := newRig(t, nil, nil)
+	_ = r.l.Start(context.Background())
+	r.cycle(t)
+	if id := r.v.fill("yes", exchange.Buy, "4"); id == "" {
+		t.Fatal("no live YES bid to fill")
+	}
+	r.clock.Advance(time.Second)
+	r.v.setBook("yes", "0.48", "0.52", r.clock.Now())
+	r.v.setBook("no", "0.48", "0.52", r.clock.Now())
+	r.cycle(t)
+	if got := r.j.pos["yes"]; !got.Equal(decimal.NewFromInt(4)) {
+		t.Fatalf("journal YES position %s, want 4", got)
+	}
+	tl := r.l.Tally()
+	if tl.Fills != 1 || !tl.Volume.Equal(decimal.NewFromInt(4)) {
+		t.Fatalf("tally fills %d volume %s", tl.Fills, tl.Volume)
+	}
+	// The same matched size read again books nothing twice.
+	r.clock.Advance(time.Second)
+	r.cycle(t)
+	if len(r.j.fills) != 1 {
+		t.Fatalf("%d fills journaled, want 1", len(r.j.fills))
+	}
+}
+
+func TestLoopLostAnswerIsNotResent(t *testing.T) {
+	r := newRig(t, nil, nil)
+	_ = r.l.Start(context.Background())
+	r.v.placeErr = errors.New("connection reset")
+	r.cycle(t)
+	if r.j.count(JSent) != 2 {
+		t.Fatalf("orders with a lost answer: %d sent in the journal, want 2", r.j.count(JSent))
+	}
+	r.v.placeErr = nil
+	r.clock.Advance(time.Second)
+	r.v.setBook("yes", "0.48", "0.52", r.clock.Now())
+	r.v.setBook("no", "0.48", "0.52", r.clock.Now())
+	r.cycle(t)
+	if r.v.placed != 2 {
+		t.Fatalf("the exchange received %d orders, want 2 (no resend)", r.v.placed)
+	}
+	if r.j.count(JLive) != 2 {
+		t.Fatalf("reconciled live orders: %d, want 2", r.j.count(JLive))
+	}
+}
+
+func TestLoopRestartReconciles(t *testing.T) {
+	r := newRig(t, nil, nil)
+	_ = r.l.Start(context.Background())
+	r.cycle(t)
+	r.v.fill("no", exchange.Buy, "10") // fully filled while we were down
+	// An intent that never reached the exchange (crash between journal and send).
+	_ = r.j.RecordIntents([]Intent{{Hash: "0xlost", ConditionID: "0xcond", TokenID: "yes", Side: exchange.Buy,
+		Price: decimal.RequireFromString("0.40"), Size: decimal.NewFromInt(10)}}, lt0)
+
+	r2 := newRig(t, r.v, r.j)
+	if err := r2.l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.j.orders["0xlost"].State; st != JFailed {
+		t.Fatalf("unsent intent is %s after reconciliation, want failed", st)
+	}
+	if got := r.j.pos["no"]; !got.Equal(decimal.NewFromInt(10)) {
+		t.Fatalf("fill made while down not booked: NO position %s", got)
+	}
+	if r.j.count(JLive) != 1 || r.j.count(JFilled) != 1 {
+		t.Fatalf("after reconciliation: %d live, %d filled; want 1 and 1", r.j.count(JLive), r.j.count(JFilled))
+	}
+}
+
+func TestLoopShutdownCancelsEverything(t *testing.T) {
+	r := newRig(t, nil, nil)
+	_ = r.l.Start(context.Background())
+	r.cycle(t)
+	if r.v.live() != 2 {
+		t.Fatalf("%d live before shutdown", r.v.live())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := r.l.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.v.live() != 0 {
+		t.Fatalf("%d orders live at the exchange after shutdown", r.v.live())
+	}
+	if nf, _ := r.j.NonFinal(); len(nf) != 0 {
+		t.Fatalf("%d non-final orders in the journal after shutdown", len(nf))
+	}
+}
+
+func TestLoopJournalFailureSendsNothing(t *testing.T) {
+	r := newRig(t, nil, nil)
+	_ = r.l.Start(context.Background())
+	r.j.failIntents = errors.New("disk full")
+	if err := r.l.Cycle(context.Background()); err == nil {
+		t.Fatal("cycle succeeded with a failing journal")
+	}
+	if r.v.placed != 0 {
+		t.Fatalf("%d orders sent without a journaled intent", r.v.placed)
+	}
+}
+
+func TestLoopKillSwitchCancelsAndStops(t *testing.T) {
+	r := newRig(t, nil, nil)
+	_ = r.l.Start(context.Background())
+	r.cycle(t)
+	r.kill.Halt("test", r.clock.Now())
+	r.clock.Advance(time.Second)
+	r.cycle(t)
+	if r.v.live() != 0 {
+		t.Fatalf("%d orders live after the kill switch tripped", r.v.live())
+	}
+	placed := r.v.placed
+	r.clock.Advance(time.Second)
+	r.cycle(t)
+	if r.v.placed != placed {
+		t.Fatal("quoting went on while the kill switch was tripped")
+	}
+	if st := r.l.Status(); !st.Tripped {
+		t.Fatal("status does not show the trip")
+	}
+	r.kill.Reset("operator")
+	r.clock.Advance(time.Second)
+	r.v.setBook("yes", "0.48", "0.52", r.clock.Now())
+	r.v.setBook("no", "0.48", "0.52", r.clock.Now())
+	r.cycle(t)
+	if r.v.live() != 2 {
+		t.Fatalf("%d live after reset, want 2", r.v.live())
+	}
+}
+
+func TestLoopRefusalsTripKillSwitch(t *testing.T) {
+	r := newRig(t, nil, nil)
+	_ = r.l.Start(context.Background())
+	r.v.refuse = "not enough balance"
+	for i := 0; i < 2; i++ {
+		r.cycle(t)
+		r.clock.Advance(time.Second)
+		r.v.setBook("yes", "0.48", "0.52", r.clock.Now())
+		r.v.setBook("no", "0.48", "0.52", r.clock.Now())
+	}
+	if tripped, trip := r.kill.Tripped(); !tripped || trip.Reason != risk.TripConsecutiveErrors {
+		t.Fatalf("kill switch after 4 refusals: tripped=%v %v", tripped, trip.Reason)
+	}
+	if r.j.count(JFailed) != 4 {
+		t.Fatalf("%d failed orders journaled, want 4", r.j.count(JFailed))
+	}
+}
+
+func TestLoopStaleBookCancels(t *testing.T) {
+	r := newRig(t, nil, nil)
+	r.l.cfg.MaxBookAge = 5 * time.Second
+	_ = r.l.Start(context.Background())
+	r.cycle(t)
+	r.clock.Advance(10 * time.Second) // books keep their old timestamp
+	r.cycle(t)
+	if r.v.live() != 0 {
+		t.Fatalf("%d orders live on a stale book", r.v.live())
+	}
+	if st := r.l.Status(); !st.Markets[0].Stale {
+		t.Fatal("status does not mark the market stale")
+	}
+}

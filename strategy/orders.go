@@ -1,0 +1,238 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+const maxTape = 64 // trades kept per market for the intensity estimator
+
+// readTape reads the recent trades of the quoted markets from the data API
+// and appends the new ones to each market's tape. Failures are logged: the
+// tape only feeds the estimators.
+func (l *Loop) readTape(ctx context.Context, now time.Time) {
+	if l.cfg.TapeLimit <= 0 {
+		return
+	}
+	byCond := map[string]int{}
+	var conds []string
+	for i, mr := range l.markets {
+		if mr.stopped == "" {
+			byCond[mr.m.ConditionID] = i
+			conds = append(conds, mr.m.ConditionID)
+		}
+	}
+	if len(conds) == 0 {
+		return
+	}
+	limit, takerOnly := l.cfg.TapeLimit, true
+	trades, err := l.venue.Trades(ctx, exchange.TradesParams{Market: conds, Limit: &limit, TakerOnly: &takerOnly})
+	if err != nil {
+		l.log.Debug().Err(err).Msg("reading the tape failed")
+		return
+	}
+	sort.SliceStable(trades, func(i, j int) bool { return trades[i].Timestamp < trades[j].Timestamp })
+	newest := map[int]time.Time{}
+	for i := range trades {
+		t := &trades[i]
+		mi, ok := byCond[t.ConditionID]
+		if !ok {
+			continue
+		}
+		mr := l.markets[mi]
+		ts := time.Unix(t.Timestamp, 0)
+		if !ts.After(mr.lastTape) {
+			continue
+		}
+		o := Outcome(t.OutcomeIndex)
+		if idx := strings.LastIndexByte(t.Asset, ':'); idx >= 0 {
+			if n, err := strconv.Atoi(t.Asset[idx+1:]); err == nil {
+				o = Outcome(n)
+			}
+		}
+		if !o.Valid() {
+			continue
+		}
+		mr.trades = append(mr.trades, TradePrint{Outcome: o, Side: t.Side, Price: t.Price.Decimal, Size: t.Size.Decimal, Time: ts})
+		if ts.After(newest[mi]) {
+			newest[mi] = ts
+		}
+	}
+	for mi, ts := range newest {
+		mr := l.markets[mi]
+		mr.lastTape = ts
+		if n := len(mr.trades); n > maxTape {
+			mr.trades = append(mr.trades[:0], mr.trades[n-maxTape:]...)
+		}
+	}
+	_ = now
+}
+
+// readOrders reads our open orders back from the exchange: every order whose
+// outcome is unknown (sent without an answer), every order the book says may
+// have traded, then the least recently read ones up to OrderReads. A grown
+// matched size is a fill at the order's price. With all set it reads every
+// tracked order (reconciliation and shutdown).
+func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep *CycleReport, all bool) {
+	l.markSuspects()
+	var first, rest []*liveOrder
+	for _, lo := range l.orders {
+		if lo.State == JIntent || lo.State == JSent || lo.suspect || all {
+			first = append(first, lo)
+		} else {
+			rest = append(rest, lo)
+		}
+	}
+	sort.Slice(first, func(i, j int) bool { return first[i].Hash < first[j].Hash })
+	sort.Slice(rest, func(i, j int) bool {
+		if !rest[i].lastRead.Equal(rest[j].lastRead) {
+			return rest[i].lastRead.Before(rest[j].lastRead)
+		}
+		return rest[i].Hash < rest[j].Hash
+	})
+	budget := l.cfg.OrderReads
+	if n := len(first); n > budget {
+		budget = n
+	}
+	todo := append(first, rest...)
+	if len(todo) > budget {
+		todo = todo[:budget]
+	}
+	for _, lo := range todo {
+		if ctx.Err() != nil {
+			return
+		}
+		l.readOrder(ctx, lo, now, batch, rep, all)
+	}
+}
+
+func (l *Loop) readOrder(ctx context.Context, lo *liveOrder, now time.Time, batch *Batch, rep *CycleReport, startup bool) {
+	eo, err := l.venue.Order(ctx, orderID(lo))
+	if err != nil && errors.Is(err, exchange.ErrNotFound) && lo.ExchangeID != "" && lo.ExchangeID != lo.Hash {
+		eo, err = l.venue.Order(ctx, lo.Hash)
+	}
+	lo.lastRead = now
+	if err != nil {
+		if !errors.Is(err, exchange.ErrNotFound) {
+			l.log.Debug().Str("order", short(lo.Hash)).Err(err).Msg("order read failed")
+			return
+		}
+		switch {
+		case lo.State == JIntent || lo.State == JSent:
+			if startup || now.Sub(lo.CreatedAt) > l.cfg.NotFoundGrace {
+				l.log.Info().Str("order", short(lo.Hash)).Msg("order never reached the exchange: marked failed")
+				l.finalise(lo, Update{Hash: lo.Hash, State: JFailed, Err: "not found at the exchange"}, batch)
+			}
+		default:
+			l.log.Warn().Str("order", short(lo.Hash)).Msg("live order unknown to the exchange: marked cancelled")
+			l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: JCanceled, SizeMatched: lo.SizeMatched, Err: "not found at the exchange"}, batch)
+		}
+		return
+	}
+	lo.suspect = false
+	if lo.ExchangeID == "" {
+		lo.ExchangeID = eo.ID
+	}
+	if eo.SizeMatched.GreaterThan(lo.SizeMatched) {
+		l.fill(lo, eo.SizeMatched, now, batch, rep)
+	}
+	st := stateOf(eo.Status, lo.SizeMatched, lo.Size)
+	u := Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: st, SizeMatched: lo.SizeMatched}
+	if st.Final() {
+		l.finalise(lo, u, batch)
+		return
+	}
+	if st != lo.State {
+		lo.State = st
+		batch.Updates = append(batch.Updates, u)
+	}
+}
+
+// fill books the growth of an order's matched size as one fill at the
+// order's price (our orders rest; a maker fills at its own price).
+func (l *Loop) fill(lo *liveOrder, matched decimal.Decimal, now time.Time, batch *Batch, rep *CycleReport) {
+	size := matched.Sub(lo.SizeMatched)
+	held := l.pos[lo.TokenID]
+	l.acct.fill(lo.TokenID, lo.Side, lo.Price, size, held)
+	if lo.Side == exchange.Buy {
+		l.pos[lo.TokenID] = held.Add(size)
+	} else {
+		l.pos[lo.TokenID] = held.Sub(size)
+	}
+	lo.SizeMatched = matched
+	batch.Fills = append(batch.Fills, FillRecord{OrderHash: lo.Hash, ConditionID: lo.ConditionID, TokenID: lo.TokenID, Side: lo.Side,
+		Price: lo.Price, Size: size, MatchedAfter: matched, Time: now})
+	if lo.market >= 0 {
+		side := 0
+		if lo.Side == exchange.Sell {
+			side = 1
+		}
+		l.markets[lo.market].lastFill[lo.Outcome][side] = now
+	}
+	l.tally.Fills++
+	l.tally.Volume = l.tally.Volume.Add(size)
+	l.tally.Notional = l.tally.Notional.Add(size.Mul(lo.Price))
+	rep.Fills++
+	l.log.Info().Str("market", short(lo.ConditionID)).Str("outcome", lo.Outcome.String()).Str("side", string(lo.Side)).
+		Str("price", lo.Price.String()).Str("size", size.String()).Msg("fill")
+}
+
+// stateOf maps an exchange order status to a journal state.
+func stateOf(status string, matched, size decimal.Decimal) JournalState {
+	switch strings.ToUpper(status) {
+	case exchange.StatusMatched:
+		return JFilled
+	case exchange.StatusCanceled:
+		return JCanceled
+	}
+	if matched.IsPositive() {
+		if matched.GreaterThanOrEqual(size) {
+			return JFilled
+		}
+		return JPartiallyFilled
+	}
+	return JLive
+}
+
+// markSuspects flags live orders that the book says may have traded: a bid
+// at or above the best ask (or an ask at or below the best bid), or a level
+// at our price holding less than our remaining size.
+func (l *Loop) markSuspects() {
+	for _, lo := range l.orders {
+		if lo.market < 0 || lo.suspect {
+			continue
+		}
+		mr := l.markets[lo.market]
+		if !mr.hasBook[lo.Outcome] {
+			continue
+		}
+		b := &mr.books[lo.Outcome]
+		own, opp := b.Bids, b.Asks
+		if lo.Side == exchange.Sell {
+			own, opp = b.Asks, b.Bids
+		}
+		if len(opp) > 0 && ((lo.Side == exchange.Buy && opp[0].Price.LessThanOrEqual(lo.Price)) ||
+			(lo.Side == exchange.Sell && opp[0].Price.GreaterThanOrEqual(lo.Price))) {
+			lo.suspect = true
+			continue
+		}
+		level := decimal.Zero
+		for _, pl := range own {
+			if pl.Price.Equal(lo.Price) {
+				level = pl.Size
+				break
+			}
+		}
+		if level.LessThan(remaining(lo)) {
+			lo.suspect = true
+		}
+	}
+}

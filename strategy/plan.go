@@ -1,0 +1,120 @@
+package strategy
+
+import (
+	"sort"
+	"time"
+
+	"github.com/mmbot/mmbot/risk"
+)
+
+// placement is one planned order of one market.
+type placement struct {
+	market int
+	order  Order
+}
+
+// plan runs every quotable market through model → planner → risk and shares
+// the rate limiter's budget between them: the markets whose quotes are
+// furthest from their targets go first, and a market that does not fit in
+// what is left is planned again with the remainder (the planner then keeps
+// its most valuable changes). Markets that are stale, stopped or on a new
+// tick grid get all their orders cancelled instead.
+func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement) {
+	vb := l.venue.Budget(now)
+	rem := Budget{Places: vb.Orders, Cancels: vb.Cancels}
+
+	totals := make([]risk.Totals, len(l.markets))
+	var sum risk.Totals
+	for i, mr := range l.markets {
+		fair := -1.0
+		if mr.hasFair {
+			fair = mr.fair
+		}
+		totals[i] = risk.MarketTotals(fair, mr.snap.Position, riskOpen(mr.open))
+		sum = addTotals(sum, totals[i])
+	}
+
+	var cancels []*liveOrder
+	var active []int
+	for i, mr := range l.markets {
+		if mr.stopped != "" || mr.stale {
+			cancels = append(cancels, mr.open...)
+			continue
+		}
+		mr.st.Observe(&mr.snap)
+		res, err := mr.q.Pass(&mr.snap, mr.st, Unlimited(), subTotals(sum, totals[i]))
+		if err != nil {
+			l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("planning failed")
+			continue
+		}
+		mr.res, mr.need = res, needOf(&res)
+		active = append(active, i)
+	}
+	rem.Cancels -= len(cancels)
+	sort.SliceStable(active, func(a, b int) bool { return l.markets[active[a]].need > l.markets[active[b]].need })
+
+	var places []placement
+	for _, i := range active {
+		mr := l.markets[i]
+		res := mr.res
+		if len(res.Cancels) > max(rem.Cancels, 0) || len(res.Places) > max(rem.Places, 0) {
+			b := Budget{Places: max(rem.Places, 0), Cancels: max(rem.Cancels, 0)}
+			var err error
+			if res, err = mr.q.Pass(&mr.snap, mr.st, b, subTotals(sum, totals[i])); err != nil {
+				continue
+			}
+		}
+		for _, c := range res.Cancels {
+			if lo, ok := l.orders[c.ID]; ok {
+				cancels = append(cancels, lo)
+			}
+		}
+		for _, p := range res.Places {
+			places = append(places, placement{market: i, order: p})
+		}
+		for _, r := range res.Rejected {
+			rep.Rejected = append(rep.Rejected, r.Err.Reason.String())
+			l.tally.Rejected++
+		}
+		rem.Cancels -= len(res.Cancels)
+		rem.Places -= len(res.Places)
+	}
+	return cancels, places
+}
+
+// needOf scores how far a market's quotes are from their targets: the value
+// of each order to place, and half a unit per cancel.
+func needOf(r *PassResult) float64 {
+	n := 0.5 * float64(len(r.Cancels))
+	for i := range r.Places {
+		n += r.Places[i].Value
+	}
+	return n
+}
+
+func addTotals(a, b risk.Totals) risk.Totals {
+	return risk.Totals{Shares: a.Shares.Add(b.Shares), AtRisk: a.AtRisk.Add(b.AtRisk), Open: a.Open + b.Open}
+}
+
+func subTotals(a, b risk.Totals) risk.Totals {
+	return risk.Totals{Shares: a.Shares.Sub(b.Shares), AtRisk: a.AtRisk.Sub(b.AtRisk), Open: a.Open - b.Open}
+}
+
+// sign signs the planned orders; an order that cannot be signed is dropped
+// and reported.
+func (l *Loop) sign(places []placement, rep *CycleReport) []Intent {
+	intents := make([]Intent, 0, len(places))
+	for i := range places {
+		p := &places[i]
+		mr := l.markets[p.market]
+		item, hash, err := l.signer.SignOrder(&mr.m, &p.order, l.cfg.OrderType)
+		if err != nil {
+			l.log.Error().Str("market", mr.m.ConditionID).Err(err).Msg("cannot sign order")
+			rep.Rejected = append(rep.Rejected, "sign")
+			continue
+		}
+		intents = append(intents, Intent{Hash: hash, ConditionID: mr.m.ConditionID, TokenID: p.order.TokenID, Outcome: p.order.Outcome,
+			Side: p.order.Side, Price: p.order.Price, Size: p.order.Size, OrderType: l.cfg.OrderType, Item: item})
+	}
+	return intents
+}

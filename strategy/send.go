@@ -1,0 +1,132 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+// sendCancels cancels orders one DELETE /order each. A confirmed cancel
+// finalises the order; an order the exchange no longer has is read again
+// (it may have filled); a failed call is counted against the kill switch.
+func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Batch, rep *CycleReport) {
+	for _, lo := range cancels {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, ok := l.orders[lo.Hash]; !ok {
+			continue // already final (listed twice)
+		}
+		id := orderID(lo)
+		res, err := l.venue.CancelOrder(ctx, id)
+		if err != nil {
+			if errors.Is(err, exchange.ErrNotFound) {
+				lo.suspect = true
+				continue
+			}
+			l.orderResult(false)
+			l.tally.CancelFailed++
+			l.log.Warn().Str("order", short(lo.Hash)).Err(err).Msg("cancel failed")
+			continue
+		}
+		l.orderResult(true)
+		if slices.Contains(res.Canceled, id) {
+			l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: JCanceled, SizeMatched: lo.SizeMatched}, batch)
+			l.tally.Cancelled++
+			rep.Cancelled++
+			continue
+		}
+		why := res.NotCanceled[id]
+		l.log.Info().Str("order", short(lo.Hash)).Str("reason", why).Msg("exchange did not cancel the order; reading it")
+		lo.suspect = true
+	}
+}
+
+// sendPlaces sends the journaled intents in batches of MaxBatch. A batch
+// whose call fails leaves its orders "sent": nothing is resent, and the
+// order reads of the next cycles find out what happened (by hash).
+func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, rep *CycleReport) {
+	for start := 0; start < len(intents); start += l.cfg.MaxBatch {
+		if ctx.Err() != nil {
+			return
+		}
+		chunk := intents[start:min(start+l.cfg.MaxBatch, len(intents))]
+		items := make([]exchange.PlacementItem, len(chunk))
+		for i := range chunk {
+			items[i] = chunk[i].Item
+			batch.Sent = append(batch.Sent, chunk[i].Hash)
+			if lo := l.orders[chunk[i].Hash]; lo != nil {
+				lo.State = JSent
+			}
+		}
+		results, err := l.venue.PlaceOrders(ctx, items)
+		if err != nil {
+			l.orderResult(false)
+			l.log.Warn().Int("orders", len(chunk)).Err(err).Msg("placing a batch failed; its orders will be reconciled by hash")
+			continue
+		}
+		for i := range chunk {
+			lo := l.orders[chunk[i].Hash]
+			if lo == nil {
+				continue
+			}
+			if i >= len(results) {
+				l.log.Warn().Str("order", short(lo.Hash)).Msg("no result for the order; it will be reconciled by hash")
+				continue
+			}
+			r := &results[i]
+			if !r.Success {
+				l.orderResult(false)
+				l.tally.PlaceFailed++
+				rep.Rejected = append(rep.Rejected, "exchange")
+				l.log.Warn().Str("order", short(lo.Hash)).Str("error", r.ErrorMsg).Msg("exchange refused the order")
+				l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: r.OrderID, State: JFailed, Err: r.ErrorMsg}, batch)
+				continue
+			}
+			l.orderResult(true)
+			l.tally.Placed++
+			rep.Placed++
+			if r.OrderID != "" {
+				lo.ExchangeID = r.OrderID
+			}
+			st := JLive
+			switch r.Status {
+			case exchange.PlaceDelayed:
+				st = JSent
+			case exchange.PlaceMatched:
+				lo.suspect = true // the order read books the fill
+			}
+			lo.State = st
+			batch.Updates = append(batch.Updates, Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: st, SizeMatched: lo.SizeMatched})
+		}
+	}
+}
+
+// finalise records a final update and stops tracking the order.
+func (l *Loop) finalise(lo *liveOrder, u Update, batch *Batch) {
+	lo.State = u.State
+	batch.Updates = append(batch.Updates, u)
+	delete(l.orders, lo.Hash)
+}
+
+func (l *Loop) orderResult(ok bool) {
+	if l.cfg.Kill != nil {
+		l.cfg.Kill.OnOrderResult(ok, l.clock.Now())
+	}
+}
+
+func orderID(lo *liveOrder) string {
+	if lo.ExchangeID != "" {
+		return lo.ExchangeID
+	}
+	return lo.Hash
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
