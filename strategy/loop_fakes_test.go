@@ -57,7 +57,9 @@ func (v *fakeVenue) Books(_ context.Context, ids []string) ([]exchange.OrderBook
 	return out, nil
 }
 
-func (v *fakeVenue) Trades(context.Context, exchange.TradesParams) ([]exchange.Trade, error) { return nil, nil }
+func (v *fakeVenue) Trades(context.Context, exchange.TradesParams) ([]exchange.Trade, error) {
+	return nil, nil
+}
 
 func (v *fakeVenue) PlaceOrders(_ context.Context, items []exchange.PlacementItem) ([]exchange.PlacementResult, error) {
 	v.mu.Lock()
@@ -175,9 +177,9 @@ func (s *fakeSigner) SignOrder(m *Market, o *Order, t exchange.OrderType) (excha
 // memJournal is an in-memory Journal that enforces write-ahead: an order
 // must be an intent before it is marked sent.
 type memJournal struct {
-	orders map[string]*JournaledOrder
-	fills  map[string]FillRecord
-	pos    map[string]decimal.Decimal
+	orders      map[string]*JournaledOrder
+	fills       map[string]FillRecord
+	pos         map[string]decimal.Decimal
 	failIntents error
 }
 
