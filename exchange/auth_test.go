@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"errors"
+	"sync/atomic"
 	"net/http"
 	"testing"
 )
@@ -24,8 +25,8 @@ func (s *headerSpy) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestAuthenticatedCallsWithoutAuthenticatorSendNothing(t *testing.T) {
 	e := setup(t)
 	e.c.auth = nil
-	hits := 0
-	e.handle("/", func(w http.ResponseWriter, _ *http.Request, _ []byte) { hits++; reply(w, 200, `{}`) })
+	var hits atomic.Int64
+	e.handle("/", func(w http.ResponseWriter, _ *http.Request, _ []byte) { hits.Add(1); reply(w, 200, `{}`) })
 	calls := map[string]func() error{
 		"order":  func() error { _, err := e.c.Order(e.ctx, "0x1"); return err },
 		"place":  func() error { _, err := e.c.PlaceOrders(e.ctx, []PlacementItem{{Order: SignedOrder{Side: Buy}, OrderType: GTC}}); return err },
@@ -36,8 +37,8 @@ func TestAuthenticatedCallsWithoutAuthenticatorSendNothing(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrNoAuthenticator", name, err)
 		}
 	}
-	if hits != 0 {
-		t.Errorf("server saw %d requests", hits)
+	if hits.Load() != 0 {
+		t.Errorf("server saw %d requests", hits.Load())
 	}
 	if b := e.c.Buckets(t0); b[bCLOBGeneral].Admitted != 0 {
 		t.Errorf("limiter charged %d units for calls never sent", b[bCLOBGeneral].Admitted)
@@ -47,11 +48,11 @@ func TestAuthenticatedCallsWithoutAuthenticatorSendNothing(t *testing.T) {
 func TestAuthenticatorErrorSendsNothing(t *testing.T) {
 	e := setup(t)
 	e.c.auth = &fakeAuth{err: errors.New("key locked")}
-	hits := 0
-	e.handle("/", func(w http.ResponseWriter, _ *http.Request, _ []byte) { hits++ })
+	var hits atomic.Int64
+	e.handle("/", func(w http.ResponseWriter, _ *http.Request, _ []byte) { hits.Add(1) })
 	_, err := e.c.CancelOrder(e.ctx, "0x1")
-	if err == nil || hits != 0 {
-		t.Fatalf("err = %v, hits = %d", err, hits)
+	if err == nil || hits.Load() != 0 {
+		t.Fatalf("err = %v, hits = %d", err, hits.Load())
 	}
 }
 
@@ -82,9 +83,9 @@ func TestRetriedOrderReadIsSignedAgain(t *testing.T) {
 	e := setup(t)
 	auth := &fakeAuth{}
 	e.c.auth = auth
-	n := 0
+	var hits atomic.Int64
 	e.handle("GET /clob/data/order/{id}", func(w http.ResponseWriter, r *http.Request, _ []byte) {
-		n++
+		n := hits.Add(1)
 		if r.Header.Get(HeaderSignature) != fakeSig("GET", "/data/order/0x1", nil) {
 			t.Errorf("attempt %d: bad signature", n)
 		}

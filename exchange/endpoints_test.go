@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -299,9 +300,9 @@ func TestEndpoints(t *testing.T) {
 			e := setup(t)
 			auth := &fakeAuth{}
 			e.c.auth = auth
-			hits := 0
+			var hits atomic.Int64
 			e.handle(tc.pattern, func(w http.ResponseWriter, r *http.Request, body []byte) {
-				hits++
+				hits.Add(1)
 				if r.URL.EscapedPath() != tc.path {
 					t.Errorf("path = %q, want %q", r.URL.EscapedPath(), tc.path)
 				}
@@ -342,8 +343,8 @@ func TestEndpoints(t *testing.T) {
 			if err != nil {
 				t.Fatalf("call: %v", err)
 			}
-			if hits != 1 {
-				t.Fatalf("server saw %d requests, want 1", hits)
+			if hits.Load() != 1 {
+				t.Fatalf("server saw %d requests, want 1", hits.Load())
 			}
 			tc.check(t, got)
 			if tc.auth != (len(auth.calls) == 1) {

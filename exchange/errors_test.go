@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -133,9 +134,9 @@ func TestDecodeErrorOn2xx(t *testing.T) {
 // read retries it.
 func TestTruncatedBody(t *testing.T) {
 	e := setup(t, WithRetry(RetryPolicy{MaxAttempts: 2, Jitter: noJitter}))
-	n := 0
+	var n atomic.Int64
 	e.handle("GET /clob/markets", func(w http.ResponseWriter, _ *http.Request, _ []byte) {
-		n++
+		n.Add(1)
 		w.Header().Set("Content-Length", "1000")
 		w.WriteHeader(200)
 		_, _ = w.Write([]byte(`{"data":[{"condition_id":"0x`))
@@ -145,8 +146,8 @@ func TestTruncatedBody(t *testing.T) {
 	if !errors.As(err, &ne) || !strings.Contains(err.Error(), `condition_id`) {
 		t.Fatalf("err = %v", err)
 	}
-	if n != 2 {
-		t.Errorf("attempts = %d, want 2", n)
+	if n.Load() != 2 {
+		t.Errorf("attempts = %d, want 2", n.Load())
 	}
 }
 

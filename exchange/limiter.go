@@ -133,11 +133,26 @@ func (lm *limiter) wait(ctx context.Context, clk Clock, endpoint string, costs [
 	}
 }
 
-// block stops every bucket in costs from giving units before until.
+// isGeneral reports whether id is an area's general bucket.
+func isGeneral(id bucketID) bool {
+	return id == bDataGeneral || id == bCatalogGeneral || id == bCLOBGeneral
+}
+
+// block stops the buckets of a throttled endpoint from giving units before
+// until: its own buckets, or the area's general bucket when it has no
+// bucket of its own. A 429 on POST /orders thus never holds back a cancel,
+// and a 429 on POST /books never holds back the other reads.
 func (lm *limiter) block(costs []cost, until time.Time) {
 	lm.mu.Lock()
 	defer lm.mu.Unlock()
+	specific := false
 	for _, c := range costs {
+		specific = specific || !isGeneral(c.b)
+	}
+	for _, c := range costs {
+		if specific && isGeneral(c.b) {
+			continue
+		}
 		b := lm.buckets[c.b]
 		if until.After(b.blockedUntil) {
 			b.blockedUntil = until
