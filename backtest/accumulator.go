@@ -113,7 +113,7 @@ func (a *Accumulator) sample(at time.Time) {
 		pnl := t.pnl()
 		a.series = append(a.series, SeriesRow{Time: at, TokenID: t.id, BestBid: t.bid, BestAsk: t.ask,
 			Mid: t.mark(), HasMid: t.hasMid || t.resolved, OurBid: t.ourBid, OurAsk: t.ourAsk,
-			Position: t.pos, Cash: t.cash, PnL: pnl, Fills: t.sum.Fills})
+			Position: t.pos, Cash: t.cash, Fees: t.sum.Fees, PnL: pnl, Fills: t.sum.Fills})
 		row.Cash = row.Cash.Add(t.cash)
 		row.Fees = row.Fees.Add(t.sum.Fees)
 		row.PnL = row.PnL.Add(pnl)

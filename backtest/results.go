@@ -117,6 +117,7 @@ type SeriesRow struct {
 	OurBid, OurAsk   Fixed // our quotes as last reported; 0 for none
 	Position         decimal.Decimal
 	Cash             decimal.Decimal
+	Fees             decimal.Decimal // cumulative
 	PnL              decimal.Decimal
 	Fills            int // cumulative
 }
