@@ -16,7 +16,6 @@ import (
 //go:embed report.html.tmpl
 var reportHTML string
 
-
 type htmlToken struct {
 	ID            string
 	Rows          [][2]string
