@@ -26,8 +26,21 @@ const maxCheckErrors = 20
 //     entry names an existing fill;
 //   - every position equals the fold of its token's fills in the order they
 //     were added, and no position exists without fills.
+//
+// On a writable store Check runs in a read-write transaction that it rolls
+// back, because bbolt's structural check is only safe alongside other writers
+// that way; it therefore waits for, and holds off, the writer for its
+// duration.
 func (s *Store) Check() error {
-	return s.View(func(tx *Tx) error { return tx.Check() })
+	if s.readOnly { // no writer can share this handle or this file's lock
+		return s.View(func(tx *Tx) error { return tx.Check() })
+	}
+	btx, err := s.db.Begin(true)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", s.path, err)
+	}
+	defer func() { _ = btx.Rollback() }()
+	return (&Tx{btx: btx}).Check()
 }
 
 // Check is Store.Check inside an existing transaction.

@@ -22,7 +22,8 @@
 // second instance fails with ErrLocked), migrates an older schema in one
 // transaction, and refuses a newer schema (ErrSchemaTooNew) or another
 // account's journal (ErrAccountMismatch). A read-only open (mmbot orders)
-// never blocks the writer and works while it runs; see Open.
+// works while the writer runs, by reading a consistent private copy; see
+// Open.
 //
 // Store.Check verifies every invariant (indexes, fill references, positions
 // as the fold of their fills); tests run it after each test on a fresh file.

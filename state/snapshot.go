@@ -39,7 +39,9 @@ func openReadOnly(path string, opts Options) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: opts.LockTimeout})
+	// One try for the shared lock: a writer holds its lock for as long as it
+	// runs, so waiting would only delay the copy.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Nanosecond})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return openLockedCopy(path, opts)
 	}

@@ -19,7 +19,9 @@ const DefaultLockTimeout = time.Second
 type Options struct {
 	// LockTimeout bounds the wait for the file lock; zero means
 	// DefaultLockTimeout. A writer that cannot get the lock in time fails
-	// with ErrLocked.
+	// with ErrLocked. A ReadOnly open tries the shared lock once and, when a
+	// writer holds the file, spends up to LockTimeout taking a consistent
+	// copy instead.
 	LockTimeout time.Duration
 
 	// Account is the account (the maker address) the journal belongs to. A
@@ -63,14 +65,16 @@ type Store struct {
 // version, and checks the account (ErrAccountMismatch).
 //
 // A ReadOnly Open never writes to path. It first tries bbolt's read-only
-// mode, which takes a shared lock: it succeeds alongside other read-only
-// opens, but not while a writer runs, because the writer holds its exclusive
-// lock for as long as it has the file open. When the shared lock is not
-// granted within LockTimeout, Open instead reads the file without locking
-// and keeps a copy of it only if no transaction committed while it was read
-// (see snapshot.go for why that copy is consistent); the store then reads
-// that private copy (Snapshot reports it). A journal in an older schema is
-// likewise read through a migrated private copy.
+// mode, which takes a shared lock (flock LOCK_SH): it succeeds alongside
+// other read-only opens, but never while a writer runs, because the writer
+// holds its exclusive lock for as long as it has the file open. When the
+// shared lock is refused, Open instead reads the file without locking and
+// keeps a copy of it only if no transaction committed while it was read (see
+// snapshot.go for why that copy is consistent), retrying for up to
+// LockTimeout; the store then reads that private copy (Snapshot reports it).
+// A journal in an older schema is likewise read through a migrated private
+// copy. While a read-only store holds the shared lock a writer cannot open
+// the file, so close read-only stores promptly.
 func Open(path string, opts Options) (*Store, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
