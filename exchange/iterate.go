@@ -8,7 +8,8 @@ import (
 
 // Iterators walk a list to its end, one request per page, each through the
 // limiter. They yield (item, nil) for every item and, on failure, one
-// (zero, err) and stop; a done ctx is such a failure. Breaking out of the
+// (zero, err) and stop; a done ctx is such a failure, checked before each
+// item. Breaking out of the
 // range loop stops the walk without another request.
 
 // DefaultPageSize is the page size the offset iterators ask for when the
@@ -37,10 +38,8 @@ func cursorPages[T any](ctx context.Context, start string, fetch func(context.Co
 				yield(zero, err)
 				return
 			}
-			for _, it := range items {
-				if !yield(it, nil) {
-					return
-				}
+			if !yieldAll(ctx, items, yield) {
+				return
 			}
 			if next == "" || next == EndCursor {
 				return
@@ -71,10 +70,8 @@ func offsetPages[T any](ctx context.Context, offset, limit, maxOffset int, fetch
 				yield(zero, err)
 				return
 			}
-			for _, it := range items {
-				if !yield(it, nil) {
-					return
-				}
+			if !yieldAll(ctx, items, yield) {
+				return
 			}
 			if len(items) < limit {
 				return
@@ -85,6 +82,22 @@ func offsetPages[T any](ctx context.Context, offset, limit, maxOffset int, fetch
 			}
 		}
 	}
+}
+
+// yieldAll yields items until the consumer stops or ctx is done (then
+// the ctx error is yielded); it reports whether to go on.
+func yieldAll[T any](ctx context.Context, items []T, yield func(T, error) bool) bool {
+	for _, it := range items {
+		if err := ctx.Err(); err != nil {
+			var zero T
+			yield(zero, err)
+			return false
+		}
+		if !yield(it, nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // pageStart returns the first offset and the page size of an offset walk.
