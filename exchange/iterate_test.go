@@ -220,6 +220,7 @@ func TestIterationStops(t *testing.T) {
 
 	// cancel mid-walk: the ctx error is yielded and the walk ends
 	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
 	n := 0
 	var last error
 	for _, err := range e.c.AllTags(ctx, ListParams{Limit: Ptr(10)}) {
