@@ -2,8 +2,8 @@ package exchange
 
 import (
 	"errors"
-	"sync/atomic"
 	"net/http"
+	"sync/atomic"
 	"testing"
 )
 
@@ -28,8 +28,11 @@ func TestAuthenticatedCallsWithoutAuthenticatorSendNothing(t *testing.T) {
 	var hits atomic.Int64
 	e.handle("/", func(w http.ResponseWriter, _ *http.Request, _ []byte) { hits.Add(1); reply(w, 200, `{}`) })
 	calls := map[string]func() error{
-		"order":  func() error { _, err := e.c.Order(e.ctx, "0x1"); return err },
-		"place":  func() error { _, err := e.c.PlaceOrders(e.ctx, []PlacementItem{{Order: SignedOrder{Side: Buy}, OrderType: GTC}}); return err },
+		"order": func() error { _, err := e.c.Order(e.ctx, "0x1"); return err },
+		"place": func() error {
+			_, err := e.c.PlaceOrders(e.ctx, []PlacementItem{{Order: SignedOrder{Side: Buy}, OrderType: GTC}})
+			return err
+		},
 		"cancel": func() error { _, err := e.c.CancelOrder(e.ctx, "0x1"); return err },
 	}
 	for name, call := range calls {

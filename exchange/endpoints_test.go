@@ -88,7 +88,7 @@ func endpointCases() []endpointCase {
 			name: "catalog market", pattern: "GET /catalog/markets/{id}", path: "/catalog/markets/0xabc%2F1",
 			query:   url.Values{"creator": {"site-1"}},
 			respond: `{"id":"512","conditionId":"0xabc/1","outcomes":"[\"Yes\",\"No\"]","events":[{"id":"90"}]}`,
-			call: func(ctx context.Context, c *Client) (any, error) { return c.CatalogMarket(ctx, "0xabc/1", "site-1") },
+			call:    func(ctx context.Context, c *Client) (any, error) { return c.CatalogMarket(ctx, "0xabc/1", "site-1") },
 			check: func(t *testing.T, got any) {
 				m := got.(*CatalogMarket)
 				if o, _ := m.Outcomes(); m.ID != "512" || len(o) != 2 || len(m.Events) != 1 {
@@ -132,7 +132,7 @@ func endpointCases() []endpointCase {
 		{
 			name: "tags", pattern: "GET /catalog/tags", path: "/catalog/tags",
 			query: url.Values{"limit": {"500"}}, respond: `[{"id":"1","label":"Weather","requiresTranslation":true}]`,
-			call:  func(ctx context.Context, c *Client) (any, error) { return c.Tags(ctx, ListParams{Limit: Ptr(500)}) },
+			call: func(ctx context.Context, c *Client) (any, error) { return c.Tags(ctx, ListParams{Limit: Ptr(500)}) },
 			check: func(t *testing.T, got any) {
 				if tg := got.([]Tag); len(tg) != 1 || !tg[0].RequiresTranslation {
 					t.Errorf("got %+v", tg)
@@ -267,7 +267,7 @@ func endpointCases() []endpointCase {
 		},
 		{
 			name: "builder trades", pattern: "GET /clob/builder/trades", path: "/clob/builder/trades",
-			query: url.Values{"id": {"t"}, "maker_address": {"0xm"}, "market": {"0xa"}, "asset_id": {"1"}, "before": {"100"}, "after": {"0"}, "next_cursor": {"Mw=="}},
+			query:   url.Values{"id": {"t"}, "maker_address": {"0xm"}, "market": {"0xa"}, "asset_id": {"1"}, "before": {"100"}, "after": {"0"}, "next_cursor": {"Mw=="}},
 			respond: `[{"id":"t","side":"BUY","size":"2","price":"0.5","maker_orders":[{"order_id":"0xo","matched_amount":"2"}]}]`,
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.BuilderTrades(ctx, BuilderTradesParams{ID: "t", MakerAddress: "0xm", Market: "0xa", AssetID: "1", Before: Ptr(int64(100)), After: Ptr(int64(0)), NextCursor: "Mw=="})

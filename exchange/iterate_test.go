@@ -238,7 +238,9 @@ func TestIterationStops(t *testing.T) {
 	}
 
 	// a failed page yields its error once
-	e.handle("GET /catalog/series", func(w http.ResponseWriter, _ *http.Request, _ []byte) { reply(w, 404, `{"type":"not found error","error":"x"}`) })
+	e.handle("GET /catalog/series", func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		reply(w, 404, `{"type":"not found error","error":"x"}`)
+	})
 	errs := 0
 	for _, err := range e.c.AllSeries(e.ctx, ListParams{}) {
 		if !errors.Is(err, ErrNotFound) {

@@ -164,7 +164,10 @@ func TestRejectedParamsSendNothing(t *testing.T) {
 			return err
 		},
 		func() error { _, err := e.c.CancelOrder(e.ctx, ""); return err },
-		func() error { _, err := e.c.BuilderTrades(e.ctx, BuilderTradesParams{After: Ptr(int64(-5))}); return err },
+		func() error {
+			_, err := e.c.BuilderTrades(e.ctx, BuilderTradesParams{After: Ptr(int64(-5))})
+			return err
+		},
 	}
 	for i, call := range calls {
 		if err := call(); !errors.Is(err, ErrInvalidParam) {
