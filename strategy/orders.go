@@ -141,7 +141,8 @@ func (l *Loop) readOrder(ctx context.Context, lo *liveOrder, now time.Time, batc
 	if lo.ExchangeID == "" {
 		lo.ExchangeID = eo.ID
 	}
-	if eo.SizeMatched.GreaterThan(lo.SizeMatched) {
+	grew := eo.SizeMatched.GreaterThan(lo.SizeMatched)
+	if grew {
 		l.fill(lo, eo.SizeMatched, now, batch, rep)
 	}
 	st := stateOf(eo.Status, lo.SizeMatched, lo.Size)
@@ -150,7 +151,7 @@ func (l *Loop) readOrder(ctx context.Context, lo *liveOrder, now time.Time, batc
 		l.finalise(lo, u, batch)
 		return
 	}
-	if st != lo.State {
+	if st != lo.State || grew {
 		lo.State = st
 		batch.Updates = append(batch.Updates, u)
 	}
