@@ -28,6 +28,9 @@ func (l *Loop) Cycle(ctx context.Context) error {
 }
 
 func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
+	if len(l.markets) == 0 || l.cfg.Params.Model == nil {
+		return errNothingToQuote
+	}
 	now := l.clock.Now()
 	if err := l.readBooks(ctx, now); err != nil {
 		return err

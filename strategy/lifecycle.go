@@ -2,8 +2,11 @@ package strategy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/shopspring/decimal"
 
@@ -151,4 +154,25 @@ func yesSpaceOf(lo *liveOrder) (decimal.Decimal, bool) {
 		return lo.Price, buy
 	}
 	return decimal.NewFromInt(1).Sub(lo.Price), !buy
+}
+
+// CancelAll cancels every order the journal owns and waits until the
+// exchange confirms each is final (or ctx ends): it reconciles the journal
+// as Start does, then cancels as Shutdown does. It quotes nothing.
+func CancelAll(ctx context.Context, v Venue, j Journal, c Clock, log zerolog.Logger) (Tally, error) {
+	l, err := NewLoop(LoopConfig{}, v, noSigner{}, j, c, log, nil)
+	if err != nil {
+		return Tally{}, err
+	}
+	if err := l.Start(ctx); err != nil {
+		return l.tally, err
+	}
+	err = l.Shutdown(ctx)
+	return l.tally, err
+}
+
+type noSigner struct{}
+
+func (noSigner) SignOrder(*Market, *Order, exchange.OrderType) (exchange.PlacementItem, string, error) {
+	return exchange.PlacementItem{}, "", errors.New("strategy: this loop does not sign")
 }

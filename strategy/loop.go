@@ -41,13 +41,11 @@ type Params struct {
 	Checker   *risk.Checker
 }
 
+// errNothingToQuote is Cycle's error for a loop built without markets or
+// model (as CancelAll builds it).
+var errNothingToQuote = errors.New("strategy: no markets or no model to quote with")
+
 func (c *LoopConfig) setDefaults() error {
-	if len(c.Markets) == 0 {
-		return errors.New("strategy: no markets to quote")
-	}
-	if c.Params.Model == nil {
-		return errors.New("strategy: no model")
-	}
 	if c.Cycle <= 0 {
 		c.Cycle = time.Second
 	}

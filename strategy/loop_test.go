@@ -253,3 +253,33 @@ func TestLoopStaleBookCancels(t *testing.T) {
 		t.Fatal("status does not mark the market stale")
 	}
 }
+
+func TestCancelAll(t *testing.T) {
+	r := newRig(t, nil, nil)
+	_ = r.l.Start(context.Background())
+	r.cycle(t)
+	r.v.fill("yes", exchange.Buy, "3")
+	if r.v.live() != 2 {
+		t.Fatalf("%d live before cancel-all", r.v.live())
+	}
+	tally, err := CancelAll(context.Background(), r.v, r.j, r.clock, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.v.live() != 0 {
+		t.Fatalf("%d orders live after cancel-all", r.v.live())
+	}
+	if tally.Cancelled != 2 || tally.Fills != 1 {
+		t.Fatalf("cancel-all tally: %d cancelled, %d fills; want 2 and 1", tally.Cancelled, tally.Fills)
+	}
+	if nf, _ := r.j.NonFinal(); len(nf) != 0 {
+		t.Fatalf("%d non-final orders left in the journal", len(nf))
+	}
+	if err := r.l.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	empty, _ := NewLoop(LoopConfig{}, r.v, r.s, r.j, r.clock, zerolog.Nop(), nil)
+	if err := empty.Cycle(context.Background()); !errors.Is(err, errNothingToQuote) {
+		t.Fatalf("a loop without markets cycled: %v", err)
+	}
+}
