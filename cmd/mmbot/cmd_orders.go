@@ -1,8 +1,169 @@
 package main
 
-import "errors"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
 
-// cmdOrders is not built yet (issue 6).
-func cmdOrders(_ *env, _ []string) error {
-	return errors.New("not available yet in this build")
+	"github.com/spf13/pflag"
+
+	"github.com/mmbot/mmbot/state"
+)
+
+const ordersUsage = `usage: mmbot orders --state PATH [--all | --state-filter STATES] [--json]
+
+Lists the orders in the state journal, oldest first: by default the open
+ones (intent, sent, live, partially_filled). The journal is opened read-only
+and never modified; while the daemon runs (and holds the file's lock) the
+listing comes from a consistent copy of its last commit.
+
+-c/--config is accepted but not read yet: finding state.path in the config
+arrives with the daemon's wiring. Pass --state.`
+
+// ordersLockTimeout bounds how long mmbot orders tries to get a consistent
+// view of a journal that the daemon is writing.
+const ordersLockTimeout = 2 * time.Second
+
+// cmdOrders lists the journal ("mmbot orders").
+func cmdOrders(e *env, args []string) error {
+	return runOrders(e, args, time.Now())
+}
+
+// runOrders is cmdOrders with the clock reading injected, for the age column.
+func runOrders(e *env, args []string, now time.Time) error {
+	fs := pflag.NewFlagSet("orders", pflag.ContinueOnError)
+	var (
+		configPath, statePath string
+		all, asJSON           bool
+		filter                []string
+	)
+	fs.StringVarP(&configPath, "config", "c", "", "TOML config `file` (not read yet; use --state)")
+	fs.StringVar(&statePath, "state", "", "state journal `path`")
+	fs.BoolVar(&all, "all", false, "list every order, final ones included")
+	fs.BoolVar(&asJSON, "json", false, "print a JSON array of the full records")
+	fs.StringSliceVar(&filter, "state-filter", nil, "list only these `states` (comma-separated: intent,sent,live,partially_filled,filled,canceled,failed)")
+	if help, err := parseFlags(e, fs, ordersUsage, args); help || err != nil {
+		return err
+	}
+	if statePath == "" {
+		if configPath != "" {
+			return usagef("reading state.path from --config is not available yet; pass --state PATH")
+		}
+		return usagef("--state PATH is required")
+	}
+	var f state.OrderFilter
+	switch {
+	case len(filter) > 0 && all:
+		return usagef("--all and --state-filter exclude each other")
+	case len(filter) > 0:
+		for _, name := range filter {
+			st, err := state.ParseOrderState(name)
+			if err != nil {
+				return usagef("--state-filter: unknown state %q (want one of %s)", name, orderStateNames())
+			}
+			f.States = append(f.States, st)
+		}
+	case !all:
+		for _, st := range state.AllStates() {
+			if !st.Final() {
+				f.States = append(f.States, st)
+			}
+		}
+	}
+
+	s, err := state.Open(statePath, state.Options{ReadOnly: true, LockTimeout: ordersLockTimeout})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	orders, err := s.Orders(f)
+	if err != nil {
+		return err
+	}
+	if txID, ok := s.Snapshot(); ok {
+		fmt.Fprintf(e.stderr, "mmbot orders: read a consistent copy of %s as of transaction %d (the journal is in use or in an older format)\n", statePath, txID)
+	}
+	if asJSON {
+		return writeOrdersJSON(e.stdout, orders)
+	}
+	return writeOrdersTable(e.stdout, orders, now)
+}
+
+func orderStateNames() string {
+	names := make([]string, 0, 7)
+	for _, st := range state.AllStates() {
+		names = append(names, string(st))
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeOrdersJSON prints the records as a JSON array. The placement item's
+// owner field (the API key the order was placed under) is redacted: the
+// listing may be pasted into a bug report.
+func writeOrdersJSON(w io.Writer, orders []state.Order) error {
+	if orders == nil {
+		orders = []state.Order{}
+	}
+	for i := range orders {
+		if orders[i].Item.Owner != "" {
+			orders[i].Item.Owner = "[redacted]"
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(orders)
+}
+
+// writeOrdersTable prints one aligned row per order with shortened ids.
+func writeOrdersTable(w io.Writer, orders []state.Order, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HASH\tEXCHANGE ID\tTOKEN\tSIDE\tPRICE\tSIZE\tMATCHED\tSTATE\tAGE")
+	for i := range orders {
+		o := &orders[i]
+		xid := o.ExchangeID
+		if xid == "" {
+			xid = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			ordersShortID(o.Hash), ordersShortID(xid), ordersShortID(o.TokenID), o.Side,
+			o.Price.String(), o.Size.String(), o.SizeMatched.String(), o.State, ordersAge(now.Sub(o.CreatedAt)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d orders\n", len(orders))
+	return err
+}
+
+// ordersShortID keeps the first 8 and last 4 characters of a long id (a 0x prefix
+// is kept on top), enough to tell orders apart and to grep for.
+func ordersShortID(s string) string {
+	head := 8
+	if strings.HasPrefix(s, "0x") {
+		head += 2
+	}
+	if len(s) <= head+4+2 {
+		return s
+	}
+	return s[:head] + ".." + s[len(s)-4:]
+}
+
+// ordersAge formats a duration in its two largest units: 45s, 12m30s, 3h4m, 2d3h.
+func ordersAge(d time.Duration) string {
+	if d < 0 {
+		return "0s"
+	}
+	s := int64(d / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	case s < 86400:
+		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+	}
+	return fmt.Sprintf("%dd%02dh", s/86400, s%86400/3600)
 }
