@@ -1,0 +1,246 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/exchange/sim/catalog"
+	"github.com/mmbot/mmbot/signer"
+)
+
+// Config configures an Exchange. The zero value is usable: New fills the
+// defaults documented on each field.
+type Config struct {
+	// Addr is the listen address (default 127.0.0.1:0). A non-loopback
+	// address is refused unless AllowPublic is set.
+	Addr        string
+	AllowPublic bool
+
+	// Seed makes the catalog, the flow and the fault draws reproducible.
+	Seed uint64
+	// Markets is the number of generated markets (default 20).
+	Markets int
+	// Catalog, when set, is used instead of generating one.
+	Catalog *catalog.Catalog
+
+	// Start is the clock's start (default: the wall clock at New,
+	// truncated to the second). It is also the base of generated dates.
+	Start time.Time
+	// Manual selects the manual clock: the flow moves only in Advance.
+	Manual bool
+	// Step is the flow's time step (default 100ms).
+	Step time.Duration
+	// WallClock is the clock of authentication freshness and rate limits
+	// (default time.Now).
+	WallClock func() time.Time
+
+	// Flow configures the simulated order flow.
+	Flow FlowConfig
+
+	// Domain is the EIP-712 domain orders are verified under (default
+	// signer.DefaultConfig()).
+	Domain signer.Config
+	// AuthWindow is the accepted |SVC_TIMESTAMP - now| (default 30s).
+	AuthWindow time.Duration
+	// MaxBatch is the most orders one POST /orders may hold (default 15).
+	MaxBatch int
+
+	// Limits are the server-side rate caps (default exchange.DefaultLimits;
+	// Fill is not used). NoRateLimits turns them off.
+	Limits       *exchange.Limits
+	NoRateLimits bool
+
+	// DataAllowlist, when non-empty, restricts the data API to these
+	// client IPs or CIDR prefixes; others get 403
+	// "unauthorized: ip_not_allowlisted".
+	DataAllowlist []string
+
+	// Faults are injected faults (default none); SetFaults changes them.
+	Faults Faults
+
+	// Rand is the source of generated keys and API credentials (default
+	// crypto/rand).
+	Rand io.Reader
+
+	// OnTrade and OnBook, when set, are called after each change, outside
+	// the exchange's lock, in the order the changes happened.
+	OnTrade func(TradeEvent)
+	OnBook  func(BookEvent)
+
+	// RequestLogSize is how many requests RequestLog keeps (default 10000).
+	RequestLogSize int
+}
+
+// FlowConfig configures the simulated order flow of every open market.
+type FlowConfig struct {
+	// Disabled turns the flow off: no fair-value moves, no background
+	// makers, no takers. Markets still close and resolve at their end date.
+	Disabled bool
+	// Volatility is the fair value's standard deviation in logit space
+	// per square root of an hour (default 0.3).
+	Volatility float64
+	// JumpRate is the expected number of jumps per market per hour
+	// (default 0.5); JumpSize their standard deviation in logit space
+	// (default 0.7).
+	JumpRate float64
+	JumpSize float64
+	// TakerRate is the expected number of taker orders per market per
+	// second (default 0.2), arriving as a Poisson process.
+	TakerRate float64
+	// TakerSize is the mean taker size in shares (default 25; sizes are
+	// exponentially distributed and at least the market's minimum).
+	TakerSize float64
+	// Informed is the fraction of takers that trade toward the fair value
+	// (default 0.3); the others buy or sell at random.
+	Informed float64
+	// MakerLevels is the number of background-maker levels per side
+	// (default 5), MakerSize their size in shares (default 200),
+	// MakerHalfSpread the distance of the best background level from the
+	// fair value (default 0.02), MakerSpacing the distance between levels
+	// (default 0.01), MakerRequote how often the ladder moves (default 5s).
+	MakerLevels     int
+	MakerSize       float64
+	MakerHalfSpread float64
+	MakerSpacing    float64
+	MakerRequote    time.Duration
+}
+
+// Faults are injected failures. Rates are fractions in [0, 1] of requests.
+type Faults struct {
+	ErrorRate     float64       // answered 500 {"error":"internal_error: injected fault"} before handling
+	DBFailureRate float64       // answered 500 "internal_error: unexpected database failure" before handling
+	DelayRate     float64       // delayed by Delay before handling
+	Delay         time.Duration // default 2s when DelayRate > 0
+	DropRate      float64       // handled, then the connection closes after half the response
+	// Maintenance refuses POST /orders and DELETE /order with 503 while
+	// MaintenanceFrom <= wall clock < MaintenanceUntil.
+	MaintenanceFrom, MaintenanceUntil time.Time
+}
+
+func (f Faults) validate() error {
+	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate} {
+		if !(r >= 0 && r <= 1) {
+			return fmt.Errorf("sim: fault rate %v outside [0, 1]", r)
+		}
+	}
+	if f.Delay < 0 {
+		return fmt.Errorf("sim: fault delay %s is negative", f.Delay)
+	}
+	return nil
+}
+
+// ErrPublicAddr is returned for a non-loopback listen address without
+// AllowPublic.
+var ErrPublicAddr = errors.New("sim: refusing a non-loopback listen address (set AllowPublic to allow it)")
+
+func (c *Config) fill() error {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:0"
+	}
+	if c.Markets == 0 {
+		c.Markets = 20
+	}
+	if c.Markets < 1 {
+		return fmt.Errorf("sim: markets %d must be at least 1", c.Markets)
+	}
+	if c.WallClock == nil {
+		c.WallClock = time.Now
+	}
+	if c.Start.IsZero() {
+		c.Start = c.WallClock().UTC().Truncate(time.Second)
+	}
+	if c.Step == 0 {
+		c.Step = 100 * time.Millisecond
+	}
+	if c.Step < time.Millisecond {
+		return fmt.Errorf("sim: step %s is below 1ms", c.Step)
+	}
+	if c.Domain == (signer.Config{}) {
+		c.Domain = signer.DefaultConfig()
+	}
+	if c.AuthWindow == 0 {
+		c.AuthWindow = 30 * time.Second
+	}
+	if c.MaxBatch == 0 {
+		c.MaxBatch = 15
+	}
+	if c.MaxBatch < 1 {
+		return fmt.Errorf("sim: max batch %d must be at least 1", c.MaxBatch)
+	}
+	if c.Limits == nil {
+		l := exchange.DefaultLimits()
+		c.Limits = &l
+	}
+	if err := c.Limits.Validate(); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if c.RequestLogSize == 0 {
+		c.RequestLogSize = 10_000
+	}
+	if err := c.Faults.validate(); err != nil {
+		return err
+	}
+	if err := c.Flow.fill(); err != nil {
+		return err
+	}
+	if err := checkAddr(c.Addr, c.AllowPublic); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (f *FlowConfig) fill() error {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&f.Volatility, 0.3)
+	def(&f.JumpRate, 0.5)
+	def(&f.JumpSize, 0.7)
+	def(&f.TakerRate, 0.2)
+	def(&f.TakerSize, 25)
+	def(&f.Informed, 0.3)
+	def(&f.MakerSize, 200)
+	def(&f.MakerHalfSpread, 0.02)
+	def(&f.MakerSpacing, 0.01)
+	if f.MakerLevels == 0 {
+		f.MakerLevels = 5
+	}
+	if f.MakerRequote == 0 {
+		f.MakerRequote = 5 * time.Second
+	}
+	switch {
+	case f.Volatility < 0, f.JumpRate < 0, f.JumpSize < 0, f.TakerRate < 0, f.TakerSize <= 0:
+		return fmt.Errorf("sim: flow rates and sizes must not be negative: %+v", *f)
+	case f.Informed < 0 || f.Informed > 1:
+		return fmt.Errorf("sim: informed fraction %v outside [0, 1]", f.Informed)
+	case f.MakerLevels < 1 || f.MakerSize <= 0 || f.MakerHalfSpread <= 0 || f.MakerSpacing <= 0 || f.MakerRequote <= 0:
+		return fmt.Errorf("sim: background maker settings must be positive: %+v", *f)
+	}
+	return nil
+}
+
+// checkAddr refuses a listen address whose host is not a loopback IP or
+// "localhost", unless public is allowed.
+func checkAddr(addr string, public bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("sim: listen address %q: %w", addr, err)
+	}
+	if public {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%w: %q", ErrPublicAddr, addr)
+	}
+	return nil
+}
