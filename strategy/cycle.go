@@ -200,21 +200,29 @@ func (l *Loop) feedKill(now time.Time) {
 		return
 	}
 	l.cfg.Kill.OnPnL(l.tally.MarkedPnL, now)
-	freshest := time.Duration(-1)
+	var freshest time.Duration
+	found := false
 	for _, mr := range l.markets {
 		if mr.stopped != "" {
 			continue
 		}
 		for o := range mr.books {
 			if mr.hasBook[o] {
-				if age := now.Sub(mr.books[o].Updated); freshest < 0 || age < freshest {
-					freshest = age
+				if age := now.Sub(mr.books[o].Updated); !found || age < freshest {
+					freshest, found = age, true
 				}
 			}
 		}
 	}
+	if !found {
+		return
+	}
 	if freshest >= 0 {
 		l.cfg.Kill.OnBookAge("all markets", freshest, now)
+	}
+	if freshest < 0 {
+		// A book stamped in our future: the exchange's clock is ahead of ours.
+		l.cfg.Kill.OnClockSkew(-freshest, now)
 	}
 }
 

@@ -283,3 +283,17 @@ func TestCancelAll(t *testing.T) {
 		t.Fatalf("a loop without markets cycled: %v", err)
 	}
 }
+
+func TestLoopClockSkewTrips(t *testing.T) {
+	r := newRig(t, nil, nil)
+	kill, _ := risk.NewKillSwitch(risk.KillConfig{MaxClockSkew: 2 * time.Second})
+	r.l.cfg.Kill = kill
+	_ = r.l.Start(context.Background())
+	future := r.clock.Now().Add(5 * time.Second) // the exchange's clock runs 5 s ahead
+	r.v.setBook("yes", "0.48", "0.52", future)
+	r.v.setBook("no", "0.48", "0.52", future)
+	r.cycle(t)
+	if tripped, trip := kill.Tripped(); !tripped || trip.Reason != risk.TripClockSkew {
+		t.Fatalf("5 s of skew against a 2 s bound: tripped=%v reason=%v", tripped, trip.Reason)
+	}
+}
