@@ -44,6 +44,7 @@ type Reader struct {
 	line   int
 	buf    []byte
 	err    error
+	cache  decimalCache
 }
 
 // Open opens the recording at path and reads its header.
@@ -114,7 +115,7 @@ func (r *Reader) Next() (Event, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		e, err := ParseLine(line)
+		e, err := parseLine(line, &r.cache)
 		if err != nil {
 			r.err = &LineError{Line: r.line, Err: err}
 			return Event{}, r.err

@@ -1,7 +1,6 @@
 package backtest
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -35,10 +34,19 @@ type wireLine struct {
 
 // ParseLine decodes one event line (without its newline) and validates it.
 func ParseLine(line []byte) (Event, error) {
+	return parseLine(line, nil)
+}
+
+func parseLine(line []byte, cache *decimalCache) (Event, error) {
 	var w wireLine
-	if err := json.Unmarshal(line, &w); err != nil {
+	if err := decodeLine(line, &w, cache); err != nil {
 		return Event{}, fmt.Errorf("decode: %w", err)
 	}
+	return w.event()
+}
+
+// event builds and validates the event a decoded line describes.
+func (w *wireLine) event() (Event, error) {
 	if w.TsMs < 0 || w.RecvNs < 0 {
 		return Event{}, invalid("negative timestamp")
 	}
@@ -55,11 +63,11 @@ func ParseLine(line []byte) (Event, error) {
 		m := &Meta{Stamp: st, TokenID: w.Token, Market: w.Market, TickSize: w.Tick,
 			MinOrderSize: w.MinSize, Resolved: w.Resolved, Payout: w.Payout}
 		if w.EndDate != "" {
-			t, err := time.Parse(time.RFC3339Nano, w.EndDate)
+			t, err := parseEndDate(w.EndDate)
 			if err != nil {
-				return Event{}, invalid("end_date: %v", err)
+				return Event{}, err
 			}
-			m.EndDate = t.UTC()
+			m.EndDate = t
 		}
 		e = MetaEvent(m)
 	case "":
