@@ -1,8 +1,186 @@
 package main
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
 
-// cmdSim is not built yet (issue 4).
-func cmdSim(_ *env, _ []string) error {
-	return errors.New("not available yet in this build")
+	"github.com/shopspring/decimal"
+	"github.com/spf13/pflag"
+
+	"github.com/mmbot/mmbot/exchange/sim"
+	"github.com/mmbot/mmbot/exchange/sim/catalog"
+)
+
+const simUsage = `usage: mmbot sim [flags]
+
+Runs the simulated exchange on one loopback listener: the data, catalog and
+order-book APIs under /data, /catalog and /clob. It creates --accounts
+funded accounts (fresh keys) plus one per --address (keys you hold), writes
+their API credentials (and generated private keys) to --creds-out with mode
+0600, prints the three base URLs and the file's path, and runs until
+SIGINT or SIGTERM. docs/simulator.md describes every flag.`
+
+// simFlags are the parsed flags of mmbot sim.
+type simFlags struct {
+	addr, credsOut, catalogFile                   string
+	allowPublic, noFlow, noRateLimits             bool
+	seed                                          uint64
+	markets, accounts, sigType                    int
+	addresses, allowlist                          []string
+	fund, shares                                  string
+	flowRate, informed, volatility                float64
+	step, authWindow                              time.Duration
+	faultErr, faultDB, faultDelayRate, faultDrop  float64
+	faultDelay, maintenanceAfter, maintenanceSpan time.Duration
+}
+
+func (f *simFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "listen `address` (loopback only unless --allow-public)")
+	fs.BoolVar(&f.allowPublic, "allow-public", false, "allow a non-loopback listen address")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the catalog, the flow and the faults")
+	fs.IntVar(&f.markets, "markets", 20, "number of generated markets")
+	fs.StringVar(&f.catalogFile, "catalog-file", "", "load the catalog from this JSON `file` instead of generating one")
+	fs.IntVar(&f.accounts, "accounts", 1, "accounts to create with fresh keys")
+	fs.StringSliceVar(&f.addresses, "address", nil, "also create an account for this existing signing `address` (repeatable)")
+	fs.IntVar(&f.sigType, "signature-type", 0, "signature type of the created accounts: 0 (EOA) or 3 (deposit wallet)")
+	fs.StringVar(&f.credsOut, "creds-out", "sim-creds.json", "write the accounts' credentials to this `file` (mode 0600)")
+	fs.StringVar(&f.fund, "fund", "10000", "collateral credited to each account")
+	fs.StringVar(&f.shares, "shares", "0", "shares of both outcomes of every open market split from each account's fund")
+	fs.Float64Var(&f.flowRate, "flow-rate", 0.2, "taker orders per market per second")
+	fs.Float64Var(&f.informed, "informed", 0.3, "fraction of takers trading toward the fair value")
+	fs.Float64Var(&f.volatility, "volatility", 0.3, "fair-value volatility in logit space per sqrt(hour)")
+	fs.BoolVar(&f.noFlow, "no-flow", false, "no simulated order flow (no background makers or takers)")
+	fs.DurationVar(&f.step, "step", 100*time.Millisecond, "time step of the flow")
+	fs.DurationVar(&f.authWindow, "auth-window", 30*time.Second, "accepted |SVC_TIMESTAMP - now|")
+	fs.BoolVar(&f.noRateLimits, "no-rate-limits", false, "do not enforce the rate caps")
+	fs.StringSliceVar(&f.allowlist, "data-allowlist", nil, "restrict the data API to these IPs or CIDRs (repeatable)")
+	fs.Float64Var(&f.faultErr, "fault-error-rate", 0, "fraction of requests answered 500")
+	fs.Float64Var(&f.faultDB, "fault-db-rate", 0, `fraction of requests answered 500 "internal_error: unexpected database failure"`)
+	fs.Float64Var(&f.faultDelayRate, "fault-delay-rate", 0, "fraction of requests delayed by --fault-delay")
+	fs.DurationVar(&f.faultDelay, "fault-delay", 2*time.Second, "delay of a delayed request")
+	fs.Float64Var(&f.faultDrop, "fault-drop-rate", 0, "fraction of responses cut off halfway (connection closed)")
+	fs.DurationVar(&f.maintenanceAfter, "maintenance-after", 0, "start a maintenance window this long after start (with --maintenance-for)")
+	fs.DurationVar(&f.maintenanceSpan, "maintenance-for", 0, "length of the maintenance window: order endpoints answer 503")
+}
+
+// config turns the flags into a sim.Config.
+func (f *simFlags) config(now time.Time) (sim.Config, error) {
+	cfg := sim.Config{
+		Addr: f.addr, AllowPublic: f.allowPublic, Seed: f.seed, Markets: f.markets, Step: f.step,
+		AuthWindow: f.authWindow, NoRateLimits: f.noRateLimits, DataAllowlist: f.allowlist,
+		Flow: sim.FlowConfig{Disabled: f.noFlow, TakerRate: f.flowRate, Informed: f.informed, Volatility: f.volatility},
+		Faults: sim.Faults{ErrorRate: f.faultErr, DBFailureRate: f.faultDB, DelayRate: f.faultDelayRate,
+			Delay: f.faultDelay, DropRate: f.faultDrop},
+	}
+	if f.markets < 1 {
+		return cfg, usagef("--markets %d: want at least 1", f.markets)
+	}
+	if f.flowRate == 0 { // zero means no takers here, not the default
+		cfg.Flow.TakerRate = -1
+	}
+	if f.informed == 0 {
+		cfg.Flow.Informed = -1
+	}
+	if f.maintenanceSpan > 0 {
+		cfg.Faults.MaintenanceFrom = now.Add(f.maintenanceAfter)
+		cfg.Faults.MaintenanceUntil = cfg.Faults.MaintenanceFrom.Add(f.maintenanceSpan)
+	}
+	if f.catalogFile != "" {
+		c, err := catalog.LoadFile(f.catalogFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Catalog = c
+	}
+	return cfg, nil
+}
+
+// cmdSim runs the simulated exchange ("mmbot sim").
+func cmdSim(e *env, args []string) error {
+	return runSim(e, args, nil)
+}
+
+// runSim is cmdSim with a hook called once the exchange serves (tests).
+func runSim(e *env, args []string, ready func(*sim.Exchange, sim.URLs)) error {
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	var f simFlags
+	f.register(fs)
+	if help, err := parseFlags(e, fs, simUsage, args); help || err != nil {
+		return err
+	}
+	if f.accounts < 0 {
+		return usagef("--accounts %d: want 0 or more", f.accounts)
+	}
+	if f.sigType != 0 && f.sigType != 3 {
+		return usagef("--signature-type %d: want 0 or 3", f.sigType)
+	}
+	fund, err := decimal.NewFromString(f.fund)
+	if err != nil || fund.IsNegative() {
+		return usagef("--fund %q: want a decimal >= 0", f.fund)
+	}
+	shares, err := decimal.NewFromString(f.shares)
+	if err != nil || shares.IsNegative() {
+		return usagef("--shares %q: want a decimal >= 0", f.shares)
+	}
+	cfg, err := f.config(time.Now())
+	if err != nil {
+		return err
+	}
+	ex, err := sim.New(cfg)
+	if errors.Is(err, sim.ErrPublicAddr) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	defer ex.Close()
+	var creds []sim.AccountCreds
+	for i := 0; i < f.accounts+len(f.addresses); i++ {
+		opts := sim.AccountOptions{Fund: fund, Shares: shares, SignatureType: f.sigType}
+		if i >= f.accounts {
+			opts.Address, opts.SignatureType = f.addresses[i-f.accounts], 0
+		}
+		c, err := ex.CreateAccount(opts)
+		if err != nil {
+			if errors.Is(err, sim.ErrBadAccount) {
+				return usagef("%v", err)
+			}
+			return err
+		}
+		creds = append(creds, c)
+	}
+	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	urls, err := ex.Start(ctx)
+	if err != nil {
+		return err
+	}
+	credsPath := ""
+	if f.credsOut != "" {
+		if credsPath, err = filepath.Abs(f.credsOut); err != nil {
+			return err
+		}
+		if err := sim.WriteCredentialsFile(credsPath, sim.NewCredentialsFile(urls, cfg.Domain.ChainID, creds)); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stdout, "mmbot sim: serving %d markets (seed %d)\n", len(ex.Markets()), f.seed)
+	fmt.Fprintf(e.stdout, "data_url     %s\ncatalog_url  %s\nclob_url     %s\n", urls.Data, urls.Catalog, urls.CLOB)
+	if credsPath != "" {
+		fmt.Fprintf(e.stdout, "credentials  %s (%d accounts)\n", credsPath, len(creds))
+	}
+	if ready != nil {
+		ready(ex, urls)
+	}
+	<-ctx.Done()
+	if err := ex.Close(); err != nil {
+		return fmt.Errorf("sim: stopping: %w", err)
+	}
+	fmt.Fprintln(e.stdout, "mmbot sim: stopped")
+	return nil
 }

@@ -89,13 +89,14 @@ type FlowConfig struct {
 	JumpRate float64
 	JumpSize float64
 	// TakerRate is the expected number of taker orders per market per
-	// second (default 0.2), arriving as a Poisson process.
+	// second (default 0.2; negative means none), arriving as a Poisson
+	// process.
 	TakerRate float64
 	// TakerSize is the mean taker size in shares (default 25; sizes are
 	// exponentially distributed and at least the market's minimum).
 	TakerSize float64
 	// Informed is the fraction of takers that trade toward the fair value
-	// (default 0.3); the others buy or sell at random.
+	// (default 0.3; negative means none); the others buy or sell at random.
 	Informed float64
 	// MakerLevels is the number of background-maker levels per side
 	// (default 5), MakerSize their size in shares (default 200),
@@ -215,9 +216,9 @@ func (f *FlowConfig) fill() error {
 		f.MakerRequote = 5 * time.Second
 	}
 	switch {
-	case f.Volatility < 0, f.JumpRate < 0, f.JumpSize < 0, f.TakerRate < 0, f.TakerSize <= 0:
+	case f.Volatility < 0, f.JumpRate < 0, f.JumpSize < 0, f.TakerSize <= 0:
 		return fmt.Errorf("sim: flow rates and sizes must not be negative: %+v", *f)
-	case f.Informed < 0 || f.Informed > 1:
+	case f.Informed > 1:
 		return fmt.Errorf("sim: informed fraction %v outside [0, 1]", f.Informed)
 	case f.MakerLevels < 1 || f.MakerSize <= 0 || f.MakerHalfSpread <= 0 || f.MakerSpacing <= 0 || f.MakerRequote <= 0:
 		return fmt.Errorf("sim: background maker settings must be positive: %+v", *f)

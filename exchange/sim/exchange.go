@@ -258,6 +258,18 @@ func (e *Exchange) FairPrice(tokenID string) (float64, bool) {
 	return 1 - s.fair(), true
 }
 
+// Markets returns the condition ids of every market, in catalog order.
+func (e *Exchange) Markets() []string {
+	out := make([]string, len(e.markets))
+	for i, s := range e.markets {
+		out[i] = s.m.ConditionID
+	}
+	return out
+}
+
+// Catalog returns the catalog served (read-only).
+func (e *Exchange) Catalog() *catalog.Catalog { return e.cat.Catalog }
+
 // CheckInvariants verifies the engine's conservation and book invariants.
 func (e *Exchange) CheckInvariants() error {
 	e.mu.Lock()

@@ -81,7 +81,7 @@ func (f *flow) step(dt time.Duration, now time.Time) {
 		if now.Sub(s.requote) >= f.cfg.MakerRequote || math.Abs(s.fair()-f.ladderMid(s)) > f.cfg.MakerHalfSpread {
 			f.requote(s, now)
 		}
-		for k := poisson(f.r, f.cfg.TakerRate*secs); k > 0; k-- {
+		for k := poisson(f.r, max(0, f.cfg.TakerRate)*secs); k > 0; k-- {
 			f.take(s, now)
 		}
 	}
@@ -117,7 +117,7 @@ func (f *flow) requote(s *mstate, now time.Time) {
 func (f *flow) take(s *mstate, now time.Time) {
 	size := max(s.minSize, roundLot(f.cfg.TakerSize*f.r.ExpFloat64()))
 	fair := s.fair()
-	if f.r.Float64() < f.cfg.Informed {
+	if f.r.Float64() < max(0, f.cfg.Informed) {
 		_, ask0, _ := f.e.eng.BestBidAsk(s.m.TokenIDs[0])
 		bid0, _, _ := f.e.eng.BestBidAsk(s.m.TokenIDs[0])
 		switch p := floorTick(fair, s.tick); {

@@ -143,4 +143,3 @@ func (ta *testAccount) place(t *testing.T, items ...exchange.PlacementItem) []ex
 	}
 	return res
 }
-
