@@ -187,13 +187,15 @@ func (m *Matcher) sweep() {
 // before now.
 func (m *Matcher) advance(now time.Time) {
 	for !m.nextAt.IsZero() && !m.nextAt.After(now) {
-		m.step()
+		m.step(now)
 	}
 }
 
-// step applies the earliest due transition and recomputes nextAt. A cancel
-// due at the same instant as an activation goes first.
-func (m *Matcher) step() {
+// step applies the earliest transition if it is due at or before now, and
+// recomputes nextAt (which may have been left early by an order that filled
+// before its cancel took effect). A cancel due at the same instant as an
+// activation goes first.
+func (m *Matcher) step(now time.Time) {
 	var best *order
 	var bestAt time.Time
 	isCancel := false
@@ -212,7 +214,7 @@ func (m *Matcher) step() {
 	for _, o := range m.active {
 		consider(o, o.cancelAt, true)
 	}
-	if best != nil {
+	if best != nil && !bestAt.After(now) {
 		if isCancel {
 			m.removeOrder(best)
 		} else {

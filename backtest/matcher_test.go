@@ -403,3 +403,20 @@ func TestLatencyDist(t *testing.T) {
 		t.Errorf("%d of 1000 lognormal draws below the median", below)
 	}
 }
+
+// TestMatcherFilledOrderWithPendingCancel: an order that fills while its
+// cancel is in flight leaves a stale wake-up time; the next placement must
+// still activate at its own time, not at the stale one (found by FuzzMatcher).
+func TestMatcherFilledOrderWithPendingCancel(t *testing.T) {
+	cfg := MatcherConfig{Latency: Latency{Order: Constant(10 * time.Millisecond), Cancel: Constant(50 * time.Millisecond)}}
+	runSteps(t, cfg, []mstep{
+		{at: 0, op: "book", bids: "0.48:10", asks: "0.52:10"},
+		{at: 0, op: "place", arg: "b1 BUY 0.50 5"},
+		{at: 10, op: "advance", ahead: "b1=0"},
+		{at: 20, op: "cancel", arg: "b1"}, // takes effect at 70
+		{at: 30, op: "trade", arg: "0.49 1 SELL", ahead: "b1=-", fills: "b1 5@0.5 trade-through"},
+		{at: 75, op: "place", arg: "b2 BUY 0.55 3"}, // active at 85, crossing the 0.52 ask
+		{at: 80, op: "trade", arg: "0.60 1 BUY", ahead: "b2=0"},
+		{at: 85, op: "advance", ahead: "b2=-", fills: "b2 3@0.52 taker"},
+	})
+}
