@@ -1,8 +1,366 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
-// cmdRun is not built yet (issue 6).
-func cmdRun(_ *env, _ []string) error {
-	return errors.New("not available yet in this build")
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
+
+	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/exchange/sim"
+	"github.com/mmbot/mmbot/internal/logging"
+	"github.com/mmbot/mmbot/internal/metrics"
+	"github.com/mmbot/mmbot/internal/sdnotify"
+	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/state"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// runFlags are the run command's own flags (the config flags come from
+// configs.RegisterFlags).
+type runFlags struct {
+	dryRun   bool
+	duration time.Duration
+	status   string
+}
+
+func cmdRun(e *env, args []string) error {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	configs.RegisterFlags(fs)
+	var rf runFlags
+	fs.BoolVar(&rf.dryRun, "dry-run", false, "paper trading: live books, simulated fills, nothing sent")
+	fs.DurationVar(&rf.duration, "duration", 0, "stop by itself after this long (0: run until SIGTERM)")
+	fs.StringVar(&rf.status, "status", "auto", "live status table on stdout: auto (when a terminal), on, off")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	if rf.duration < 0 {
+		return usagef("--duration must not be negative")
+	}
+	switch rf.status {
+	case "auto", "on", "off":
+	default:
+		return usagef("--status must be auto, on or off, not %q", rf.status)
+	}
+	if rf.dryRun {
+		return errors.New("--dry-run needs the paper venue, which this build does not have yet; nothing was started")
+	}
+	load := func() (*configs.Config, error) {
+		return configs.Load(configs.LoadOptions{Environ: e.environ, Flags: fs})
+	}
+	cfg, err := load()
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	log, err := logging.New(logging.Options{Level: cfg.Log.Level, Format: cfg.Log.Format, Out: e.stderr, IsTerminal: isTerminal(e.stderr)})
+	if err != nil {
+		return err
+	}
+	d := &daemon{e: e, cfg: cfg, log: log, flags: rf, reload: load}
+	return d.run()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && logging.IsTerminal(f)
+}
+
+// daemon is one run of `mmbot run`: the wiring of DESIGN.md §2 and the
+// process's life cycle (signals, systemd, metrics, shutdown).
+type daemon struct {
+	e      *env
+	cfg    *configs.Config
+	log    zerolog.Logger
+	flags  runFlags
+	reload func() (*configs.Config, error)
+
+	obs    *observer
+	client *exchange.Client
+	loop   *strategy.Loop
+	kill   *risk.KillSwitch
+	health *metrics.Health
+	notify *sdnotify.Notifier
+	start  time.Time
+}
+
+func (d *daemon) run() error {
+	e, cfg, log := d.e, d.cfg, d.log
+	d.start = time.Now()
+	sigCtx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	notify, err := sdnotify.New(e.getenv("NOTIFY_SOCKET"))
+	if err != nil {
+		return err
+	}
+	d.notify = notify
+	d.health = &metrics.Health{}
+	d.obs = &observer{}
+
+	// The exchange: embedded simulator or configured URLs.
+	var acct *account
+	urls := exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}
+	if cfg.Exchange.EmbeddedSim {
+		simCtx, simStop := context.WithCancel(context.Background())
+		defer simStop()
+		ex, su, a, err := embeddedSim(cfg, func(x *sim.Exchange) (sim.URLs, error) { return x.Start(simCtx) })
+		if err != nil {
+			return err
+		}
+		defer ex.Close()
+		acct, urls = a, exchange.Endpoints{Data: su.Data, Catalog: su.Catalog, CLOB: su.CLOB}
+		log.Info().Str("clob", su.CLOB).Str("data", su.Data).Str("catalog", su.Catalog).Msg("embedded simulated exchange started")
+	} else {
+		acct, err = loadAccount(cfg, e.getenv, func(w string) { log.Warn().Msg(w) })
+		if err != nil {
+			return err
+		}
+	}
+	sgn, l2, err := newSigner(cfg, acct)
+	if err != nil {
+		return err
+	}
+	d.client, err = newClient(cfg, urls, l2, d.obs.clientObserver())
+	if err != nil {
+		return fmt.Errorf("exchange client: %w", err)
+	}
+	d.obs.buckets = d.client.Buckets
+	log.Info().Str("address", sgn.Address()).Str("maker", sgn.Maker()).Int("signature_type", acct.sigType).Msg("account")
+
+	// Metrics.
+	if cfg.Metrics.Enabled {
+		reg := prometheus.NewRegistry()
+		m, err := metrics.New(reg)
+		if err != nil {
+			return err
+		}
+		d.obs.m = m
+		addr, stopMetrics, err := metrics.Serve(sigCtx, cfg.Metrics.Listen, cfg.Metrics.AllowPublic, metrics.Handler(reg, d.health))
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+		log.Info().Str("listen", "http://"+addr.String()).Msg("metrics, /healthz and /readyz")
+	}
+
+	markets, err := selectMarkets(sigCtx, d.client, &cfg.Markets)
+	if err != nil {
+		return err
+	}
+	for _, m := range markets {
+		log.Info().Str("market", m.ConditionID).Str("slug", m.Slug).Str("tick", m.Tick.String()).Str("min_size", m.MinSize.String()).
+			Bool("neg_risk", m.NegRisk).Msg("quoting")
+	}
+
+	// The journal.
+	store, err := state.Open(cfg.State.Path, state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: sgn.Address()})
+	if err != nil {
+		return fmt.Errorf("state journal: %w", err)
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error().Err(err).Msg("closing the journal")
+		}
+	}()
+
+	params, est, err := strategyParams(cfg)
+	if err != nil {
+		return err
+	}
+	d.kill, err = risk.NewKillSwitch(killConfig(&cfg.Risk))
+	if err != nil {
+		return fmt.Errorf("risk: %w", err)
+	}
+	d.loop, err = strategy.NewLoop(loopConfig(cfg, markets, params, est, d.kill), d.client, orderSigner{sgn}, journal{store},
+		realClock{}, log, d.obs)
+	if err != nil {
+		return err
+	}
+
+	_ = notify.Status("reconciling the journal with the exchange")
+	if err := d.loop.Start(sigCtx); err != nil {
+		return fmt.Errorf("reconciliation (nothing was quoted): %w", err)
+	}
+	_ = notify.Ready()
+	d.health.SetReady(true, "")
+	log.Info().Int("markets", len(markets)).Msg("ready: quoting")
+
+	runCtx := sigCtx
+	if d.flags.duration > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(sigCtx, d.flags.duration)
+		defer cancel()
+	}
+	stopSignals := d.handleSignals(runCtx)
+	defer stopSignals()
+	stopStatus := d.showStatus(runCtx)
+	_ = d.loop.Run(runCtx, d.onCycle)
+	stopStatus()
+
+	// Shutdown: stop quoting, cancel everything, wait for confirmation.
+	_ = notify.Stopping()
+	d.health.SetReady(false, "shutting down")
+	log.Info().Msg("stopping: cancelling every live order")
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.Shutdown.CancelTimeout.Std())
+	defer cancel()
+	shutErr := d.loop.Shutdown(sctx)
+	d.summary()
+	if shutErr != nil {
+		return fmt.Errorf("shutdown: %w (run `mmbot cancel-all` to finish)", shutErr)
+	}
+	log.Info().Msg("stopped: no live orders")
+	return nil
+}
+
+// onCycle runs after every cycle: the watchdog is petted only while cycles
+// complete, readiness follows the kill switch.
+func (d *daemon) onCycle(err error) {
+	st := d.loop.Status()
+	if err == nil {
+		_ = d.notify.Watchdog()
+	}
+	if st.Tripped {
+		d.health.SetReady(false, "kill switch: "+st.TripReason)
+	} else {
+		d.health.SetReady(true, "")
+	}
+	if st.Tally.Cycles%10 == 1 {
+		_ = d.notify.Status(fmt.Sprintf("%d markets, %d live orders, %d fills, pnl %s", len(st.Markets), st.LiveOrders, st.Tally.Fills, signed(st.Tally.MarkedPnL)))
+	}
+}
+
+// handleSignals reloads strategy parameters on SIGHUP (an invalid new config
+// is rejected and the old one kept) and resets the kill switch on SIGUSR1.
+func (d *daemon) handleSignals(ctx context.Context) func() {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGHUP, syscall.SIGUSR1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case s := <-ch:
+				switch s {
+				case syscall.SIGHUP:
+					d.reloadParams()
+				case syscall.SIGUSR1:
+					t := d.kill.Reset("SIGUSR1")
+					d.log.Warn().Str("cleared", t.Reason.String()).Msg("kill switch reset by operator")
+				}
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		<-done
+	}
+}
+
+func (d *daemon) reloadParams() {
+	_ = d.notify.Reloading(monotonic())
+	defer func() { _ = d.notify.Ready() }()
+	cfg, err := d.reload()
+	if err != nil {
+		d.log.Error().Err(err).Msg("SIGHUP: new configuration rejected; keeping the old one")
+		return
+	}
+	p, _, err := strategyParams(cfg)
+	if err != nil {
+		d.log.Error().Err(err).Msg("SIGHUP: new strategy parameters rejected; keeping the old ones")
+		return
+	}
+	if err := d.loop.SetParams(p); err != nil {
+		d.log.Error().Err(err).Msg("SIGHUP: new strategy parameters rejected; keeping the old ones")
+		return
+	}
+	d.log.Info().Msg("SIGHUP: strategy parameters will apply from the next cycle")
+}
+
+// showStatus prints the status table every 5 seconds on stdout when it is
+// a terminal (or --status on).
+func (d *daemon) showStatus(ctx context.Context) func() {
+	on := d.flags.status == "on" || (d.flags.status == "auto" && isTerminal(d.e.stdout))
+	if !on {
+		return func() {}
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			case <-t.C:
+				printStatus(d.e.stdout, d.loop.Status(), time.Since(d.start), d.client.Limits(), d.obs.got429.Load())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
+// summary prints what the session did.
+func (d *daemon) summary() {
+	st := d.loop.Status()
+	t := st.Tally
+	fmt.Fprintf(d.e.stdout, "\nsummary: %s, %d markets, %d cycles\n", time.Since(d.start).Round(time.Second), len(st.Markets), t.Cycles)
+	fmt.Fprintf(d.e.stdout, "  fills %d, volume %s shares, notional %s\n", t.Fills, t.Volume.StringFixed(2), t.Notional.StringFixed(2))
+	fmt.Fprintf(d.e.stdout, "  pnl %s marked, %s realized\n", signed(t.MarkedPnL), signed(t.RealizedPnL))
+	fmt.Fprintf(d.e.stdout, "  orders sent %d (refused %d), cancels %d (failed %d), risk rejections %d\n", t.Placed+t.PlaceFailed, t.PlaceFailed,
+		t.Cancelled, t.CancelFailed, t.Rejected)
+	fmt.Fprintf(d.e.stdout, "  429s %d, retries %d, live orders left %d\n", d.obs.got429.Load(), d.obs.retries.Load(), st.LiveOrders)
+}
+
+// realClock is the wall clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, dur time.Duration) error {
+	if dur <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(dur)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// monotonic reads CLOCK_MONOTONIC, which systemd's RELOADING=1 wants.
+func monotonic() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }

@@ -18,6 +18,8 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// environ is the whole environment ("NAME=value"), for configs.Load.
+	environ []string
 }
 
 // command is one subcommand of mmbot.
@@ -48,7 +50,7 @@ func commands() map[string]command {
 }
 
 func main() {
-	e := &env{ctx: context.Background(), stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	e := &env{ctx: context.Background(), stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ()}
 	os.Exit(runMain(e, os.Args[1:]))
 }
 

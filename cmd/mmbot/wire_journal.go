@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/state"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// journal adapts the bbolt store to the loop's Journal.
+type journal struct{ st *state.Store }
+
+var _ strategy.Journal = journal{}
+
+func (j journal) RecordIntents(in []strategy.Intent, now time.Time) error {
+	return j.st.Update(func(tx *state.Tx) error {
+		for i := range in {
+			it := &in[i]
+			if err := tx.PutIntent(state.Order{Hash: it.Hash, ConditionID: it.ConditionID, TokenID: it.TokenID, Outcome: int(it.Outcome),
+				Side: it.Side, Price: it.Price, Size: it.Size, OrderType: it.OrderType, State: state.Intent, Item: it.Item,
+				Salt: it.Item.Order.Salt, CreatedAt: now, UpdatedAt: now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (j journal) Apply(b *strategy.Batch) error {
+	return j.st.Update(func(tx *state.Tx) error {
+		for _, h := range b.Sent {
+			o, err := tx.Order(h)
+			if err != nil {
+				return err
+			}
+			if o.State == state.Intent {
+				if err := tx.MarkSent(h, b.Now); err != nil {
+					return err
+				}
+			}
+		}
+		for _, f := range b.Fills {
+			if _, err := tx.AddFill(state.Fill{ID: state.DerivedFillID(f.OrderHash, f.MatchedAfter), OrderHash: f.OrderHash,
+				ConditionID: f.ConditionID, TokenID: f.TokenID, Side: f.Side, Price: f.Price, Size: f.Size, Time: f.Time}); err != nil {
+				return err
+			}
+		}
+		for _, u := range b.Updates {
+			o, err := tx.Order(u.Hash)
+			if err != nil {
+				return err
+			}
+			if o.State == state.Intent && state.OrderState(u.State) != state.Failed {
+				if err := tx.MarkSent(u.Hash, b.Now); err != nil {
+					return err
+				}
+			}
+			if err := tx.ApplyResult(u.Hash, u.ExchangeID, state.OrderState(u.State), u.SizeMatched, u.Err, b.Now); err != nil {
+				if errors.Is(err, state.ErrIllegalTransition) && o.State.Final() {
+					continue // already final: a late duplicate answer
+				}
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (j journal) NonFinal() ([]strategy.JournaledOrder, error) {
+	orders, err := j.st.NonFinalOrders()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]strategy.JournaledOrder, 0, len(orders))
+	for i := range orders {
+		o := &orders[i]
+		out = append(out, strategy.JournaledOrder{
+			Intent: strategy.Intent{Hash: o.Hash, ConditionID: o.ConditionID, TokenID: o.TokenID, Outcome: strategy.Outcome(o.Outcome),
+				Side: o.Side, Price: o.Price, Size: o.Size, OrderType: o.OrderType, Item: o.Item},
+			ExchangeID: o.ExchangeID, State: strategy.JournalState(o.State), SizeMatched: o.SizeMatched, CreatedAt: o.CreatedAt,
+		})
+	}
+	return out, nil
+}
+
+func (j journal) Positions() (map[string]decimal.Decimal, error) {
+	ps, err := j.st.Positions()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]decimal.Decimal, len(ps))
+	for _, p := range ps {
+		out[p.TokenID] = p.Shares
+	}
+	return out, nil
+}

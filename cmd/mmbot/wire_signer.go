@@ -1,0 +1,21 @@
+package main
+
+import (
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/signer"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// orderSigner adapts the signer to the loop's OrderSigner.
+type orderSigner struct{ s *signer.Signer }
+
+var _ strategy.OrderSigner = orderSigner{}
+
+func (o orderSigner) SignOrder(m *strategy.Market, ord *strategy.Order, t exchange.OrderType) (exchange.PlacementItem, string, error) {
+	so, err := o.s.Sign(signer.OrderRequest{TokenID: ord.TokenID, ConditionID: m.ConditionID, Side: ord.Side, Price: ord.Price,
+		Size: ord.Size, TickSize: m.Tick, MinSize: m.MinSize, NegRisk: m.NegRisk, OrderType: t})
+	if err != nil {
+		return exchange.PlacementItem{}, "", err
+	}
+	return so.Item, so.Hash, nil
+}
