@@ -63,7 +63,7 @@ func setup(t *testing.T, n int, opts ...setupOpt) *testEnv {
 	})
 	env := &testEnv{t: t, ex: ex, urls: urls}
 	for i := 0; i < n; i++ {
-		env.addAccount(AccountOptions{Fund: decimal.NewFromInt(10_000), Shares: decimal.NewFromInt(500)})
+		env.addAccount(AccountOptions{Fund: decimal.NewFromInt(10_000), Shares: decimal.NewFromInt(100)})
 	}
 	return env
 }

@@ -96,10 +96,14 @@ func clientIP(remote string) string {
 
 // writeJSON writes v with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	b := []byte(`{"error":"internal_error: encoding the response"}`)
+	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
-		b = []byte(`{"error":"internal_error: encoding the response"}`)
+	} else {
+		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
