@@ -1,8 +1,133 @@
 package main
 
-import "errors"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
 
-// cmdMarkets is not built yet (issue 2).
-func cmdMarkets(_ *env, _ []string) error {
-	return errors.New("not available yet in this build")
+	"github.com/spf13/pflag"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+const marketsUsage = `usage: mmbot markets [flags]
+
+Lists the order-book API's markets (GET /markets, every page) with their
+trading parameters: tick size, minimum order size, neg_risk, the reward
+terms (rewards.min_size in shares, rewards.max_spread in cents, the sum of
+the daily reward rates) and whether the market accepts orders. --json
+prints the full market records instead.
+
+The base addresses default to $MMBOT_EXCHANGE_CLOB_URL and
+$MMBOT_EXCHANGE_CATALOG_URL.`
+
+// marketsFlags are the parsed flags of mmbot markets.
+type marketsFlags struct {
+	catalogURL, clobURL string
+	asJSON, activeOnly  bool
+	limit               int
+}
+
+// cmdMarkets lists markets ("mmbot markets").
+func cmdMarkets(e *env, args []string) error {
+	fs := pflag.NewFlagSet("markets", pflag.ContinueOnError)
+	var f marketsFlags
+	fs.StringVar(&f.catalogURL, "catalog-url", "", "catalog API base `URL` (default $MMBOT_EXCHANGE_CATALOG_URL)")
+	fs.StringVar(&f.clobURL, "clob-url", "", "order-book API base `URL` (default $MMBOT_EXCHANGE_CLOB_URL)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the markets as a JSON array")
+	fs.IntVar(&f.limit, "limit", 0, "print at most `N` markets (0: all)")
+	fs.BoolVar(&f.activeOnly, "active-only", false, "only markets that are active and neither closed nor archived")
+	if help, err := parseFlags(e, fs, marketsUsage, args); help || err != nil {
+		return err
+	}
+	if f.clobURL == "" {
+		f.clobURL = e.getenv("MMBOT_EXCHANGE_CLOB_URL")
+	}
+	if f.catalogURL == "" {
+		f.catalogURL = e.getenv("MMBOT_EXCHANGE_CATALOG_URL")
+	}
+	if f.clobURL == "" {
+		return usagef("no --clob-url given (nor $MMBOT_EXCHANGE_CLOB_URL)")
+	}
+	if f.limit < 0 {
+		return usagef("--limit %d: want 0 or more", f.limit)
+	}
+	client, err := exchange.NewClient(exchange.Endpoints{Catalog: f.catalogURL, CLOB: f.clobURL},
+		exchange.WithUserAgent("mmbot/"+version))
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var list []exchange.Market
+	for m, err := range client.AllMarkets(e.ctx) {
+		if err != nil {
+			return fmt.Errorf("listing markets: %w", err)
+		}
+		if f.activeOnly && (!m.Active || m.Closed || m.Archived) {
+			continue
+		}
+		list = append(list, m)
+		if f.limit > 0 && len(list) == f.limit {
+			break
+		}
+	}
+	if f.asJSON {
+		if list == nil {
+			list = []exchange.Market{}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	return printMarkets(e.stdout, list)
+}
+
+// printMarkets writes the aligned table.
+func printMarkets(w io.Writer, list []exchange.Market) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONDITION\tQUESTION\tTICK\tMIN SIZE\tNEG RISK\tRWD MIN SIZE\tMAX SPREAD\tDAILY RATE\tACCEPTING")
+	for i := range list {
+		m := &list[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			marketsShorten(m.ConditionID, 10, 4), marketsTruncate(marketsOneLine(m.Question), 48),
+			m.MinimumTickSize.String(), m.MinimumOrderSize.String(), marketsYesNo(m.NegRisk),
+			m.Rewards.MinSize.String(), m.Rewards.MaxSpread.String(), m.Rewards.DailyRate().String(),
+			marketsYesNo(m.AcceptingOrders))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d markets\n", len(list))
+	return err
+}
+
+// marketsShorten keeps the first head and last tail characters of an id.
+func marketsShorten(s string, head, tail int) string {
+	if len(s) <= head+tail+1 {
+		return s
+	}
+	return s[:head] + "…" + s[len(s)-tail:]
+}
+
+// marketsTruncate cuts s to at most n runes, marking the cut with an ellipsis.
+func marketsTruncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// marketsOneLine replaces tabs and line breaks, which would break the table.
+func marketsOneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func marketsYesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
