@@ -687,4 +687,3 @@ func TestConformanceRequestLog(t *testing.T) {
 		t.Errorf("log %+v", log)
 	}
 }
-
