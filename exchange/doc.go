@@ -1,13 +1,26 @@
 // Package exchange holds the domain types of the prediction-market exchange
 // (data API, catalog API and order-book API) and an HTTP client for all three
 // areas, with client-side rate limits, retries for idempotent reads and typed
-// errors.
+// errors. docs/protocol.md describes the wire conventions and every choice
+// the package makes where the service interface is silent.
 //
-// Money is exact: prices, sizes and amounts are shopspring/decimal values or
-// strings of integer base units, never float64. Order-book books are decoded
-// as sent; call OrderBook.Normalize to get bids best-first (descending) and
-// asks best-first (ascending).
+// Money is exact: prices, sizes and amounts are shopspring/decimal values,
+// Number (a decimal that travels as a JSON number), or strings of integer
+// base units — never float64. Order-book books are decoded as sent; call
+// OrderBook.Normalize to get bids best-first (descending) and asks
+// best-first (ascending).
+//
+// The client (NewClient) validates every request parameter against the
+// spec's rules before sending (*ParamError), keeps under every cap of the
+// spec's limits table with token buckets driven by an injected Clock
+// (failing fast with a *WaitError when a wait would pass the context's
+// deadline), retries idempotent reads after 5xx, 429 and network failures
+// with full-jitter backoff, and never retries POST /orders or DELETE /order.
+// Errors from the server are *APIError values that match the sentinels
+// (ErrNotFound, ErrRateLimited, ...) with errors.Is. List endpoints have
+// iterators (iter.Seq2) that walk cursor or offset pages to the end.
 //
 // The package imports nothing of mmbot's own. Authenticated calls take their
-// headers from an Authenticator, which package signer implements.
+// headers from an Authenticator, which package signer implements. Tests and
+// backtests drive time with package exchange/clocktest.
 package exchange
