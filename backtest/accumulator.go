@@ -16,7 +16,7 @@ var markoutHorizons = [3]time.Duration{time.Second, 10 * time.Second, time.Minut
 // AccumulatorConfig configures an Accumulator.
 type AccumulatorConfig struct {
 	Run      RunInfo       // copied into the Results; Run.Fees prices the fills
-	Caps     RateCaps      // zero value: DefaultRateCaps
+	Caps     RateCaps      // zero value: DefaultRateCaps()
 	Interval time.Duration // sampling interval; 0 means one minute
 }
 
@@ -52,7 +52,7 @@ func NewAccumulator(cfg AccumulatorConfig) *Accumulator {
 		cfg.Interval = time.Minute
 	}
 	if cfg.Caps == (RateCaps{}) {
-		cfg.Caps = DefaultRateCaps
+		cfg.Caps = DefaultRateCaps()
 	}
 	return &Accumulator{
 		cfg:     cfg,

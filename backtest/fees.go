@@ -13,8 +13,6 @@ type Fees struct {
 	TakerBps decimal.Decimal
 }
 
-var tenThousand = decimal.NewFromInt(10_000)
-
 // Fee returns the fee of one fill in collateral units (exact).
 func (f Fees) Fee(price, size Fixed, taker bool) decimal.Decimal {
 	bps := f.MakerBps
@@ -24,7 +22,7 @@ func (f Fees) Fee(price, size Fixed, taker bool) decimal.Decimal {
 	if bps.IsZero() {
 		return decimal.Zero
 	}
-	return price.Decimal().Mul(size.Decimal()).Mul(bps).Div(tenThousand)
+	return price.Decimal().Mul(size.Decimal()).Mul(bps).Shift(-4) // ÷ 10 000, exact
 }
 
 // String describes the fees for reports.

@@ -12,9 +12,11 @@ type RateCaps struct {
 	Cancels10s, Cancels10m int
 }
 
-// DefaultRateCaps are the spec's numbers: 2400 per 10 s and 24000 per
+// DefaultRateCaps returns the spec's numbers: 2400 per 10 s and 24000 per
 // 10 minutes, for orders and for cancels.
-var DefaultRateCaps = RateCaps{Orders10s: 2400, Orders10m: 24000, Cancels10s: 2400, Cancels10m: 24000}
+func DefaultRateCaps() RateCaps {
+	return RateCaps{Orders10s: 2400, Orders10m: 24000, Cancels10s: 2400, Cancels10m: 24000}
+}
 
 // windowPeak tracks the largest number of events in any sliding window of a
 // fixed length. It holds the times of the events inside the current window

@@ -7,22 +7,20 @@ import (
 	"time"
 )
 
-// csvHeader is the column list of WriteCSV.
-var csvHeader = []string{"time", "token", "best_bid", "best_ask", "mid", "our_bid", "our_ask",
-	"position", "cash", "fees", "pnl", "fills"}
-
 // WriteCSV writes the per-interval time series of r: one row per token and
 // interval (in token order), and, when there is more than one token, a row
 // with token "*" holding the portfolio's cash, fees and PnL. Empty cells
 // mean "none" (no quote, no book side).
 func WriteCSV(w io.Writer, r *Results) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
+	header := []string{"time", "token", "best_bid", "best_ask", "mid", "our_bid", "our_ask",
+		"position", "cash", "fees", "pnl", "fills"}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	multi := len(r.Tokens) > 1
 	ti := 0
-	rec := make([]string, len(csvHeader))
+	rec := make([]string, len(header))
 	for i := 0; i < len(r.Series); {
 		at := r.Series[i].Time
 		for ; i < len(r.Series) && r.Series[i].Time.Equal(at); i++ {

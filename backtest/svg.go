@@ -242,7 +242,7 @@ func (c chart) render() template.HTML {
 }
 
 // timeSteps are the candidate spacings of time-axis ticks, in seconds.
-var timeSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
+var timeSteps = [...]float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
 	3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400}
 
 // timeTicks returns at most 7 round times (multiples of a step from
