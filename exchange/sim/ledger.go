@@ -10,8 +10,8 @@ import (
 	"github.com/mmbot/mmbot/exchange/sim/engine"
 )
 
-// maxTrades is how many trade records the data API keeps (the oldest are
-// dropped first).
+// maxTrades is how many trade records the data API keeps at least (the
+// oldest are dropped first, a quarter at a time).
 const maxTrades = 200_000
 
 // tradeRec is one participant's side of one fill (data API GET /trades).
@@ -94,7 +94,7 @@ func (l *ledger) record(e *Exchange, s *mstate, f engine.Fill) {
 		})
 		l.move(p.Account, s, p.Outcome, p.Side, f.Size, p.Amount, p.Price, f.Time)
 	}
-	if n := len(l.trades); n > maxTrades {
+	if n := len(l.trades); n > maxTrades+maxTrades/4 { // trim in chunks: amortised O(1)
 		l.trades = append(l.trades[:0], l.trades[n-maxTrades:]...)
 	}
 }
