@@ -30,6 +30,11 @@ type ImportOptions struct {
 	// Window is how many events may be held to restore time order; 0 means
 	// DefaultImportWindow.
 	Window int
+	// TradeSide says what the "side" of a last_trade_price message is:
+	// "taker" (the default, ""): the aggressor's side, kept as is; "maker":
+	// the resting order's side, inverted to give the taker's; "none":
+	// dropped (trades of unknown side).
+	TradeSide string
 }
 
 // ImportStats counts what Import read and wrote.
@@ -94,6 +99,11 @@ func Import(ctx context.Context, r io.Reader, sink EventSink, opts ImportOptions
 	}
 	if opts.Window <= 0 {
 		opts.Window = DefaultImportWindow
+	}
+	switch opts.TradeSide {
+	case "", "taker", "maker", "none":
+	default:
+		return ImportStats{}, fmt.Errorf("import: trade side %q: want taker, maker or none", opts.TradeSide)
 	}
 	im := &importer{
 		ctx: ctx, opts: opts,

@@ -159,6 +159,12 @@ func (im *importer) handleTrade(m *wsMessage) error {
 	if side != "" && !side.Valid() {
 		return fmt.Errorf("trade side %q", m.Side)
 	}
+	switch {
+	case im.opts.TradeSide == "none":
+		side = ""
+	case im.opts.TradeSide == "maker" && side != "":
+		side = side.Opposite()
+	}
 	return im.emit(TradeEvent(&Trade{Stamp: st, TokenID: m.AssetID, Market: m.Market,
 		Price: m.Price.Decimal, Size: m.Size.Decimal, TakerSide: side}))
 }

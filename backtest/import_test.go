@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mmbot/mmbot/exchange"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -204,4 +206,23 @@ func FuzzImport(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestImportTradeSide(t *testing.T) {
+	in := `{"event_type":"last_trade_price","asset_id":"1","price":"0.5","size":"1","side":"BUY","timestamp":"1772366400000"}`
+	for _, c := range []struct {
+		opt  string
+		want exchange.Side
+	}{{"", exchange.Buy}, {"taker", exchange.Buy}, {"maker", exchange.Sell}, {"none", ""}} {
+		var sink collect
+		if _, err := Import(context.Background(), strings.NewReader(in), &sink, ImportOptions{TradeSide: c.opt}); err != nil {
+			t.Fatal(err)
+		}
+		if got := sink.evs[0].Trade.TakerSide; got != c.want {
+			t.Errorf("TradeSide %q: taker %q, want %q", c.opt, got, c.want)
+		}
+	}
+	if _, err := Import(context.Background(), strings.NewReader(in), &collect{}, ImportOptions{TradeSide: "left"}); err == nil {
+		t.Error("bad TradeSide accepted")
+	}
 }
