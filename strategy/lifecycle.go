@@ -46,6 +46,9 @@ func (l *Loop) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := l.handleUnknown(ctx, batch, rep); err != nil {
+		return err
+	}
 	var orphans []*liveOrder
 	for _, lo := range l.orders {
 		if lo.market < 0 && lo.State != JIntent {

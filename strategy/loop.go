@@ -29,6 +29,10 @@ type LoopConfig struct {
 	MaxBookAge time.Duration      // a market whose book is older is not quoted and its orders are cancelled
 	TapeLimit  int                // trades read per cycle from the data API (0 turns the tape off)
 	OrderType  exchange.OrderType // GTC by default
+	// Finder, when set, lets Start look for live orders the journal does not
+	// know; Unknown says what to do with them (report by default).
+	Finder  OrderFinder
+	Unknown UnknownPolicy
 	// NotFoundGrace is how long an order sent without an answer may stay
 	// unknown to the exchange before it is declared failed.
 	NotFoundGrace time.Duration
@@ -60,6 +64,13 @@ func (c *LoopConfig) setDefaults() error {
 	}
 	if c.OrderType == "" {
 		c.OrderType = exchange.GTC
+	}
+	switch c.Unknown {
+	case "":
+		c.Unknown = UnknownReport
+	case UnknownReport, UnknownCancel, UnknownAdopt:
+	default:
+		return fmt.Errorf("strategy: unknown-order policy %q: want report, cancel or adopt", c.Unknown)
 	}
 	if c.NotFoundGrace <= 0 {
 		c.NotFoundGrace = 30 * time.Second

@@ -266,3 +266,17 @@ func (j *memJournal) count(st JournalState) int {
 	}
 	return n
 }
+
+// fakeFinder lists every order the fake venue has.
+type fakeFinder struct{ v *fakeVenue }
+
+func (f fakeFinder) FindOrders(context.Context) ([]string, error) {
+	f.v.mu.Lock()
+	defer f.v.mu.Unlock()
+	var ids []string
+	for id := range f.v.orders {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}

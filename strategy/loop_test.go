@@ -297,3 +297,42 @@ func TestLoopClockSkewTrips(t *testing.T) {
 		t.Fatalf("5 s of skew against a 2 s bound: tripped=%v reason=%v", tripped, trip.Reason)
 	}
 }
+
+func TestLoopUnknownOrders(t *testing.T) {
+	for _, pol := range []UnknownPolicy{UnknownReport, UnknownCancel, UnknownAdopt} {
+		t.Run(string(pol), func(t *testing.T) {
+			// Another process placed two orders on this account; our journal is empty.
+			r := newRig(t, nil, nil)
+			_ = r.l.Start(context.Background())
+			r.cycle(t)
+			if r.v.live() != 2 {
+				t.Fatalf("setup: %d live", r.v.live())
+			}
+			fresh := newMemJournal()
+			r2 := newRig(t, r.v, fresh)
+			r2.l.cfg.Finder, r2.l.cfg.Unknown = fakeFinder{r.v}, pol
+			if err := r2.l.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			switch pol {
+			case UnknownReport:
+				if r.v.live() != 2 || len(fresh.orders) != 0 {
+					t.Fatalf("report: %d live, %d journaled; want 2 and 0", r.v.live(), len(fresh.orders))
+				}
+			case UnknownCancel:
+				if r.v.live() != 0 {
+					t.Fatalf("cancel: %d still live", r.v.live())
+				}
+			case UnknownAdopt:
+				if fresh.count(JLive) != 2 || r.v.live() != 2 {
+					t.Fatalf("adopt: %d journaled live, %d live at the venue; want 2 and 2", fresh.count(JLive), r.v.live())
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := r2.l.Shutdown(ctx); err != nil || r.v.live() != 0 {
+					t.Fatalf("adopted orders not cancelled at shutdown: %v, %d live", err, r.v.live())
+				}
+			}
+		})
+	}
+}
