@@ -26,11 +26,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 	totals := make([]risk.Totals, len(l.markets))
 	var sum risk.Totals
 	for i, mr := range l.markets {
-		fair := -1.0
-		if mr.hasFair {
-			fair = mr.fair
-		}
-		totals[i] = risk.MarketTotals(fair, mr.snap.Position, riskOpen(mr.open))
+		totals[i] = risk.MarketTotals(riskFair(mr), mr.snap.Position, riskOpen(mr.open))
 		sum = addTotals(sum, totals[i])
 	}
 
@@ -54,15 +50,22 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 	sort.SliceStable(active, func(a, b int) bool { return l.markets[active[a]].need > l.markets[active[b]].need })
 
 	var places []placement
+	grown := false // a market before this one added orders: the totals limits must see them
 	for _, i := range active {
 		mr := l.markets[i]
 		res := mr.res
-		if len(res.Cancels) > max(rem.Cancels, 0) || len(res.Places) > max(rem.Places, 0) {
+		if len(res.Cancels) > max(rem.Cancels, 0) || len(res.Places) > max(rem.Places, 0) || (grown && len(res.Places) > 0) {
 			b := Budget{Places: max(rem.Places, 0), Cancels: max(rem.Cancels, 0)}
 			var err error
 			if res, err = mr.q.Pass(&mr.snap, mr.st, b, subTotals(sum, totals[i])); err != nil {
 				continue
 			}
+		}
+		if len(res.Places) > 0 {
+			grown = true
+			after := risk.MarketTotals(riskFair(mr), mr.snap.Position, planned(res))
+			sum = addTotals(subTotals(sum, totals[i]), after)
+			totals[i] = after
 		}
 		for _, c := range res.Cancels {
 			if lo, ok := l.orders[c.ID]; ok {
@@ -75,11 +78,34 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		for _, r := range res.Rejected {
 			rep.Rejected = append(rep.Rejected, r.Err.Reason.String())
 			l.tally.Rejected++
+			l.log.Debug().Str("market", short(mr.m.ConditionID)).Str("order", r.Err.Order.String()).Str("reason", r.Err.Reason.String()).
+				Str("detail", r.Err.Detail).Msg("risk check refused an order")
 		}
 		rem.Cancels -= len(res.Cancels)
 		rem.Places -= len(res.Places)
 	}
 	return cancels, places
+}
+
+// riskFair is the market's fair value for the risk totals (-1: none).
+func riskFair(mr *marketRun) float64 {
+	if mr.hasFair {
+		return mr.fair
+	}
+	return -1
+}
+
+// planned is a market's open orders once a pass is carried out: the kept
+// ones and the new ones.
+func planned(r PassResult) []risk.Order {
+	out := make([]risk.Order, 0, len(r.Kept)+len(r.Places))
+	for _, o := range r.Kept {
+		out = append(out, risk.Order{Outcome: int(o.Outcome), Side: o.Side, Price: o.Price, Size: o.Size})
+	}
+	for i := range r.Places {
+		out = append(out, r.Places[i].Risk())
+	}
+	return out
 }
 
 // needOf scores how far a market's quotes are from their targets: the value
