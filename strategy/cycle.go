@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -49,9 +50,9 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 			ok, trip := l.cfg.Kill.Tripped()
 			_ = ok
 			l.log.Error().Str("reason", trip.Reason.String()).Str("detail", trip.Detail).Msg("kill switch tripped: cancelling every order and stopping quotes")
-			cancels = l.allLive()
 			l.halted = true
 		}
+		cancels = l.allLive() // every cycle, until none is left (a cancel may fail)
 	default:
 		if l.halted {
 			l.log.Warn().Msg("kill switch reset: quoting resumes")
@@ -60,11 +61,17 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 		cancels, places = l.plan(now, rep)
 	}
 
+	// Cancels first: the risk checks counted the cancelled orders as gone,
+	// so a market whose cancel is not confirmed places nothing this cycle.
+	unconfirmed := l.sendCancels(ctx, cancels, batch, rep)
+	if len(unconfirmed) > 0 {
+		places = slices.DeleteFunc(places, func(p placement) bool { return unconfirmed[p.market] })
+	}
 	intents := l.sign(places, rep)
 	if len(intents) > 0 {
 		if err := l.journal.RecordIntents(intents, now); err != nil {
 			_ = l.journal.Apply(batch)
-			return fmt.Errorf("journal intents (nothing was sent): %w", err)
+			return fmt.Errorf("journal intents (no order was placed): %w", err)
 		}
 		for i := range intents {
 			in := &intents[i]
@@ -72,7 +79,6 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 			l.orders[in.Hash] = &liveOrder{JournaledOrder: JournaledOrder{Intent: *in, State: JIntent, CreatedAt: now}, market: ref.market}
 		}
 	}
-	l.sendCancels(ctx, cancels, batch, rep)
 	l.sendPlaces(ctx, intents, batch, rep)
 	if !batch.Empty() {
 		if err := l.journal.Apply(batch); err != nil {

@@ -9,12 +9,24 @@ import (
 )
 
 // sendCancels cancels orders one DELETE /order each. A confirmed cancel
-// finalises the order; an order the exchange no longer has is read again
-// (it may have filled); a failed call is counted against the kill switch.
-func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Batch, rep *CycleReport) {
+// reads the order back for the size it matched since it was last read (a
+// fill just before the cancel), then finalises it; when that read fails the
+// order stays tracked and the next read settles it. An order the exchange
+// no longer has is read again (it may have filled); a failed call is
+// counted against the kill switch. It returns the markets with a cancel
+// that was not confirmed (nil when every cancel was).
+func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Batch, rep *CycleReport) map[int]bool {
+	var unconfirmed map[int]bool
+	miss := func(lo *liveOrder) {
+		if unconfirmed == nil {
+			unconfirmed = map[int]bool{}
+		}
+		unconfirmed[lo.market] = true
+	}
 	for _, lo := range cancels {
 		if ctx.Err() != nil {
-			return
+			miss(lo)
+			continue
 		}
 		if _, ok := l.orders[lo.Hash]; !ok {
 			continue // already final (listed twice)
@@ -22,6 +34,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 		id := orderID(lo)
 		res, err := l.venue.CancelOrder(ctx, id)
 		if err != nil {
+			miss(lo)
 			if errors.Is(err, exchange.ErrNotFound) {
 				lo.suspect = true
 				continue
@@ -33,15 +46,30 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 		}
 		l.orderResult(true)
 		if slices.Contains(res.Canceled, id) {
-			l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: JCanceled, SizeMatched: lo.SizeMatched}, batch)
+			eo, err := l.venue.Order(ctx, id)
+			if err != nil {
+				lo.suspect = true // cancelled; the next read books what it matched
+				l.log.Debug().Str("order", short(lo.Hash)).Err(err).Msg("reading a cancelled order failed; it will be read again")
+				continue
+			}
+			if eo.SizeMatched.GreaterThan(lo.SizeMatched) {
+				l.fill(lo, eo.SizeMatched, l.clock.Now(), batch, rep)
+			}
+			st := JCanceled
+			if lo.SizeMatched.GreaterThanOrEqual(lo.Size) {
+				st = JFilled
+			}
+			l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: st, SizeMatched: lo.SizeMatched}, batch)
 			l.tally.Cancelled++
 			rep.Cancelled++
 			continue
 		}
+		miss(lo)
 		why := res.NotCanceled[id]
 		l.log.Info().Str("order", short(lo.Hash)).Str("reason", why).Msg("exchange did not cancel the order; reading it")
 		lo.suspect = true
 	}
+	return unconfirmed
 }
 
 // sendPlaces sends the journaled intents in batches of MaxBatch. A batch
