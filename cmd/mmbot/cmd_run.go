@@ -188,7 +188,11 @@ func (d *daemon) run() error {
 	if err != nil {
 		return fmt.Errorf("risk: %w", err)
 	}
-	d.loop, err = strategy.NewLoop(loopConfig(cfg, markets, params, est, d.kill), d.client, orderSigner{sgn}, journal{store},
+	cp, err := parseCrashpoint(e.getenv(crashpointEnv)) // a test hook; unset wraps nothing
+	if err != nil {
+		return err
+	}
+	d.loop, err = strategy.NewLoop(loopConfig(cfg, markets, params, est, d.kill), cp.venue(d.client), orderSigner{sgn}, cp.journal(journal{store}),
 		realClock{}, log, d.obs)
 	if err != nil {
 		return err
