@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +22,7 @@ var ErrClosed = errors.New("writer closed")
 // crashed process leaves no file at the destination.
 type Writer struct {
 	af     *atomicFile
+	cw     *countingWriter
 	bw     *bufio.Writer
 	gz     *gzip.Writer
 	buf    []byte
@@ -63,13 +66,14 @@ func NewWriter(path string, opts ...WriterOption) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriterSize(af, 64<<10)
+	cw := &countingWriter{w: af}
+	bw := bufio.NewWriterSize(cw, 64<<10)
 	gz, err := gzip.NewWriterLevel(bw, cfg.level)
 	if err != nil {
 		_ = af.Abort()
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
-	w := &Writer{af: af, bw: bw, gz: gz,
+	w := &Writer{af: af, cw: cw, bw: bw, gz: gz,
 		header: Header{Format: Format, Version: Version, Created: cfg.created.UTC(), Source: cfg.source}}
 	hb, err := json.Marshal(w.header)
 	if err == nil {
@@ -87,6 +91,24 @@ func (w *Writer) Header() Header { return w.header }
 
 // Count returns the number of events written.
 func (w *Writer) Count() int { return w.n }
+
+// Bytes returns the number of compressed bytes that have reached the file so
+// far. It lags the events written by what the compressor and the write
+// buffer hold (up to some tens of KiB) until Close. Unlike the Writer's other
+// methods it may be called from another goroutine (a progress display).
+func (w *Writer) Bytes() int64 { return w.cw.n.Load() }
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
 
 // Write validates e and appends it. Events must come in non-decreasing Time
 // order. A write error aborts the recording.

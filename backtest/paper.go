@@ -1,0 +1,342 @@
+package backtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// PaperSource is what the paper venue reads from the live exchange. It holds
+// read methods only (and the limiter's budget): *exchange.Client satisfies
+// it, and a paper venue has no way to reach the order endpoints.
+type PaperSource interface {
+	Books(ctx context.Context, tokenIDs []string) ([]exchange.OrderBook, error)
+	Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error)
+	Budget(now time.Time) exchange.Budget
+}
+
+// PaperMarket is one market the paper venue trades.
+type PaperMarket struct {
+	ConditionID string
+	// Tokens are the market's token ids by outcome index, the order in
+	// which the data API's asset "<condition_id>:<index>" numbers them.
+	Tokens  [2]string
+	Tick    decimal.Decimal
+	MinSize decimal.Decimal
+}
+
+// PaperConfig configures a PaperVenue.
+type PaperConfig struct {
+	Markets []PaperMarket
+	// Matcher is the fill model: mode, queue model, latency (Order and
+	// Cancel; the data latency is the real one) and seed.
+	Matcher MatcherConfig
+	// TradeLimit is how many recent trades of its markets the venue reads
+	// (GET /trades, taker fills) before each book read, to feed the fill
+	// model; 0 means 500. Negative turns these reads off: then only trades
+	// the loop itself reads through Trades reach the fill model.
+	TradeLimit int
+	// TradeInterval is the least time between two such reads (default
+	// 100ms), so that the several POST /books batches of one cycle share
+	// one read.
+	TradeInterval time.Duration
+	// HideOwnOrders returns the exchange's books as they are. By default
+	// our resting virtual orders are added to the levels of the books the
+	// venue returns, so that the loop sees its own quotes in the book as it
+	// does live.
+	HideOwnOrders bool
+	// MaxBatch is the most orders one PlaceOrders call may carry (default
+	// 15, the exchange's).
+	MaxBatch int
+	// KeepFinal is how long a filled or cancelled order stays readable
+	// (default 10 minutes).
+	KeepFinal time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// PaperStats counts what a paper session did.
+type PaperStats struct {
+	Books, Trades    int // events fed to the fill model
+	BadEvents        int // books or trades the fill model could not take (not exact in 6 decimals, unsorted)
+	TradeReadErrors  int // failed GET /trades reads of the venue's own
+	TradeGaps        int // trade reads that found no trade seen before: trades may have been missed
+	Placed, Refused  int
+	Cancels          int // cancels accepted
+	Fills            int
+	TakerFills       int
+	FilledSize       Fixed
+	FilledNotional   decimal.Decimal // Σ price × size, collateral
+	Open             int             // orders live or in flight now
+	OrdersRemembered int             // orders the venue can still answer reads for
+}
+
+// PaperVenue is the venue of `mmbot run --dry-run`: books and trades are
+// read live from the exchange (through a PaperSource), every book and new
+// trade is fed to one Matcher per token (the backtest's fill model), and
+// the loop's orders are virtual: PlaceOrders, CancelOrder and Order are
+// answered from the Matchers and nothing is ever sent to the order
+// endpoints. It implements strategy.Venue and is safe for concurrent use.
+//
+// Order ids are "paper-" and a sequence number. Events reach the fill model
+// when the loop reads (its cycle), at the time they were received.
+type PaperVenue struct {
+	src PaperSource
+	cfg PaperConfig
+
+	mu         sync.Mutex
+	tokens     map[string]*paperToken
+	byCond     map[string][2]string // lower-case condition id → tokens by outcome index
+	conds      []string
+	orders     map[string]*paperOrder
+	finals     []*paperOrder // final orders in the order they became final
+	cancelling []*paperOrder
+	seq        int
+	dedup      tradeDedup
+	lastPoll   time.Time
+	stats      PaperStats
+	scratch    FixedBook
+	resting    []OrderState
+}
+
+var _ strategy.Venue = (*PaperVenue)(nil)
+
+// paperToken is one token's fill model and trading terms.
+type paperToken struct {
+	id, cond string
+	outcome  int
+	m        *Matcher
+	tick     Fixed
+	minSize  Fixed
+}
+
+// paperCondChunk is how many condition ids one GET /trades names.
+const paperCondChunk = 50
+
+// NewPaperVenue returns a paper venue over src for the configured markets.
+func NewPaperVenue(src PaperSource, cfg PaperConfig) (*PaperVenue, error) {
+	if src == nil {
+		return nil, errors.New("paper venue: no source")
+	}
+	if len(cfg.Markets) == 0 {
+		return nil, errors.New("paper venue: no markets")
+	}
+	if err := cfg.Matcher.Validate(); err != nil {
+		return nil, fmt.Errorf("paper venue: %w", err)
+	}
+	if cfg.TradeLimit == 0 {
+		cfg.TradeLimit = 500
+	}
+	if cfg.TradeLimit > exchange.TradesMaxLimit {
+		cfg.TradeLimit = exchange.TradesMaxLimit
+	}
+	if cfg.TradeInterval <= 0 {
+		cfg.TradeInterval = 100 * time.Millisecond
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 15
+	}
+	if cfg.KeepFinal <= 0 {
+		cfg.KeepFinal = 10 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	v := &PaperVenue{src: src, cfg: cfg, tokens: map[string]*paperToken{}, byCond: map[string][2]string{},
+		orders: map[string]*paperOrder{}}
+	for _, pm := range cfg.Markets {
+		cond := strings.ToLower(pm.ConditionID)
+		if cond == "" || pm.Tokens[0] == "" || pm.Tokens[1] == "" || pm.Tokens[0] == pm.Tokens[1] {
+			return nil, fmt.Errorf("paper venue: market %q needs a condition id and two distinct tokens", pm.ConditionID)
+		}
+		if _, dup := v.byCond[cond]; dup {
+			return nil, fmt.Errorf("paper venue: market %s listed twice", pm.ConditionID)
+		}
+		tick, err := FixedFromDecimal(pm.Tick)
+		if err != nil || tick <= 0 {
+			return nil, fmt.Errorf("paper venue: market %s: tick %s", pm.ConditionID, pm.Tick)
+		}
+		minSize, err := FixedFromDecimal(pm.MinSize)
+		if err != nil || minSize < 0 {
+			return nil, fmt.Errorf("paper venue: market %s: minimum size %s", pm.ConditionID, pm.MinSize)
+		}
+		v.byCond[cond] = pm.Tokens
+		v.conds = append(v.conds, pm.ConditionID)
+		for o, tok := range pm.Tokens {
+			if _, dup := v.tokens[tok]; dup {
+				return nil, fmt.Errorf("paper venue: token %s in two markets", tok)
+			}
+			m, err := NewMatcher(tok, cfg.Matcher)
+			if err != nil {
+				return nil, fmt.Errorf("paper venue: %w", err)
+			}
+			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, tick: tick, minSize: minSize}
+		}
+	}
+	v.dedup.start = cfg.Now().Unix()
+	return v, nil
+}
+
+// Books reads the books from the exchange and feeds them to the fill model
+// (after the trades printed since the last read). The books come back best
+// level first, with our resting virtual orders added unless HideOwnOrders.
+func (v *PaperVenue) Books(ctx context.Context, tokenIDs []string) ([]exchange.OrderBook, error) {
+	v.pollTrades(ctx)
+	books, err := v.src.Books(ctx, tokenIDs)
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := v.cfg.Now()
+	for i := range books {
+		b := &books[i]
+		b.Normalize()
+		pt := v.tokens[b.AssetID]
+		if pt == nil {
+			continue
+		}
+		v.feedBook(pt, b, now)
+		if !v.cfg.HideOwnOrders {
+			v.mergeOwn(pt, b)
+		}
+	}
+	v.forgetFinals(now)
+	return books, nil
+}
+
+// Trades reads the tape from the exchange; taker trades not yet fed to the
+// fill model are fed now.
+func (v *PaperVenue) Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error) {
+	trades, err := v.src.Trades(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if p.TakerOnly == nil || *p.TakerOnly {
+		cp := append([]exchange.Trade(nil), trades...)
+		v.mu.Lock()
+		v.feedTrades(cp, 0, v.cfg.Now())
+		v.mu.Unlock()
+	}
+	return trades, nil
+}
+
+// Budget is the client's: a paper session waits on nothing of its own.
+func (v *PaperVenue) Budget(now time.Time) exchange.Budget { return v.src.Budget(now) }
+
+// Stats returns the session's counts.
+func (v *PaperVenue) Stats() PaperStats {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	s := v.stats
+	for _, pt := range v.tokens {
+		s.Open += pt.m.Open()
+	}
+	s.OrdersRemembered = len(v.orders)
+	return s
+}
+
+// Config returns the configuration (with defaults filled in).
+func (v *PaperVenue) Config() PaperConfig { return v.cfg }
+
+// pollTrades reads the recent trades of the venue's markets, at most once
+// per TradeInterval. Failures are counted, not returned: the books are what
+// the loop asked for.
+func (v *PaperVenue) pollTrades(ctx context.Context) {
+	if v.cfg.TradeLimit < 0 {
+		return
+	}
+	v.mu.Lock()
+	now := v.cfg.Now()
+	due := v.lastPoll.IsZero() || now.Sub(v.lastPoll) >= v.cfg.TradeInterval
+	if due {
+		v.lastPoll = now
+	}
+	v.mu.Unlock()
+	if !due {
+		return
+	}
+	limit, taker := v.cfg.TradeLimit, true
+	for start := 0; start < len(v.conds); start += paperCondChunk {
+		chunk := v.conds[start:min(start+paperCondChunk, len(v.conds))]
+		trades, err := v.src.Trades(ctx, exchange.TradesParams{Market: chunk, Limit: &limit, TakerOnly: &taker})
+		v.mu.Lock()
+		if err != nil {
+			v.stats.TradeReadErrors++
+		} else {
+			v.feedTrades(trades, limit, v.cfg.Now())
+		}
+		v.mu.Unlock()
+	}
+}
+
+// feedTrades feeds the trades not seen before to their tokens' Matchers;
+// v.mu is held.
+func (v *PaperVenue) feedTrades(trades []exchange.Trade, limit int, now time.Time) {
+	fresh, gap := v.dedup.fresh(trades, limit)
+	if gap {
+		v.stats.TradeGaps++
+	}
+	for i := range fresh {
+		t := &fresh[i]
+		tok, ok := tradeToken(t, v.byCond)
+		if !ok {
+			continue
+		}
+		pt := v.tokens[tok]
+		if pt == nil {
+			continue
+		}
+		mt, err := MatchTradeFrom(&Trade{TokenID: tok, Price: t.Price.Decimal, Size: t.Size.Decimal, TakerSide: t.Side})
+		if err != nil || mt.Price <= 0 || mt.Size <= 0 {
+			v.stats.BadEvents++
+			continue
+		}
+		if !mt.TakerSide.Valid() {
+			mt.TakerSide = ""
+		}
+		v.stats.Trades++
+		v.applyFills(pt.m.OnTrade(mt, now), now)
+	}
+}
+
+// feedBook feeds one normalised book to its token's Matcher; v.mu is held.
+func (v *PaperVenue) feedBook(pt *paperToken, b *exchange.OrderBook, now time.Time) {
+	if t, err := FixedFromDecimal(b.TickSize); err == nil && t > 0 {
+		pt.tick = t
+	}
+	if s, err := FixedFromDecimal(b.MinOrderSize); err == nil && s > 0 {
+		pt.minSize = s
+	}
+	bk := Book{TokenID: b.AssetID, Bids: nonEmpty(b.Bids), Asks: nonEmpty(b.Asks)}
+	if err := v.scratch.SetFrom(&bk); err != nil {
+		v.stats.BadEvents++
+		return
+	}
+	v.stats.Books++
+	v.applyFills(pt.m.OnBook(&v.scratch, now), now)
+}
+
+// nonEmpty returns levels without zero-size ones (a copy only when needed).
+func nonEmpty(levels []exchange.PriceLevel) []exchange.PriceLevel {
+	for i := range levels {
+		if !levels[i].Size.IsPositive() {
+			out := append([]exchange.PriceLevel(nil), levels[:i]...)
+			for _, l := range levels[i+1:] {
+				if l.Size.IsPositive() {
+					out = append(out, l)
+				}
+			}
+			return out
+		}
+	}
+	return levels
+}

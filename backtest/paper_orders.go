@@ -1,0 +1,298 @@
+package backtest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+// paperOrder is the venue's record of one virtual order; it outlives the
+// Matcher's (which ends when the order is filled or cancelled) so that the
+// loop can read the outcome.
+type paperOrder struct {
+	id        string
+	tok       *paperToken
+	side      exchange.Side
+	typ       exchange.OrderType
+	price     Fixed
+	size      Fixed
+	matched   Fixed
+	status    string // exchange.StatusLive, StatusMatched or StatusCanceled
+	cancelReq bool
+	created   time.Time
+	updated   time.Time
+}
+
+func (o *paperOrder) final() bool { return o.status != exchange.StatusLive }
+
+// PlaceOrders places the items as virtual orders: nothing is sent. Each item
+// is checked as the exchange would (known token, GTC or GTD, amounts that
+// give a price on the tick grid within [tick, 1 − tick] and at least the
+// minimum size); a refused item gets success false and an error message.
+// An order that crosses the book takes liquidity when it becomes active.
+func (v *PaperVenue) PlaceOrders(ctx context.Context, items []exchange.PlacementItem) ([]exchange.PlacementResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("paper venue: empty batch: %w", exchange.ErrBadRequest)
+	}
+	if len(items) > v.cfg.MaxBatch {
+		return nil, fmt.Errorf("paper venue: %d orders in one batch, at most %d: %w", len(items), v.cfg.MaxBatch, exchange.ErrBadRequest)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := v.cfg.Now()
+	out := make([]exchange.PlacementResult, len(items))
+	for i := range items {
+		out[i] = v.placeOne(&items[i], now)
+	}
+	return out, nil
+}
+
+func (v *PaperVenue) placeOne(it *exchange.PlacementItem, now time.Time) exchange.PlacementResult {
+	o, err := v.decode(it)
+	if err != nil {
+		v.stats.Refused++
+		return exchange.PlacementResult{Success: false, ErrorMsg: err.Error()}
+	}
+	v.seq++
+	o.id = "paper-" + strconv.Itoa(v.seq)
+	o.status, o.created, o.updated = exchange.StatusLive, now, now
+	if _, err := o.tok.m.Place(VirtualOrder{ID: o.id, Side: o.side, Price: o.price, Size: o.size}, now); err != nil {
+		v.stats.Refused++
+		return exchange.PlacementResult{Success: false, ErrorMsg: err.Error()}
+	}
+	v.orders[o.id] = o
+	v.stats.Placed++
+	v.applyFills(o.tok.m.Advance(now), now)
+	res := exchange.PlacementResult{Success: true, OrderID: o.id, Status: exchange.PlaceLive}
+	if o.status == exchange.StatusMatched {
+		res.Status = exchange.PlaceMatched
+	}
+	return res
+}
+
+// decode reads a placement item's token, side, price and size from its
+// signed amounts and checks them against the token's terms.
+func (v *PaperVenue) decode(it *exchange.PlacementItem) (*paperOrder, error) {
+	so := &it.Order
+	pt := v.tokens[so.TokenID]
+	switch {
+	case pt == nil:
+		return nil, fmt.Errorf("invalid order: unknown token id %q", so.TokenID)
+	case !so.Side.Valid():
+		return nil, fmt.Errorf("invalid order: side %q", so.Side)
+	}
+	typ := it.OrderType
+	if typ == "" {
+		typ = exchange.GTC
+	}
+	if typ != exchange.GTC && typ != exchange.GTD {
+		return nil, fmt.Errorf("invalid order: order type %s is not supported by the paper venue (GTC and GTD are)", typ)
+	}
+	maker, err1 := strconv.ParseInt(so.MakerAmount, 10, 64)
+	taker, err2 := strconv.ParseInt(so.TakerAmount, 10, 64)
+	if err1 != nil || err2 != nil || maker <= 0 || taker <= 0 {
+		return nil, fmt.Errorf("invalid order: amounts %q and %q must be positive integers", so.MakerAmount, so.TakerAmount)
+	}
+	collateral, shares := maker, taker // BUY: pays collateral for shares
+	if so.Side == exchange.Sell {
+		collateral, shares = taker, maker
+	}
+	price, ok := exactPrice(collateral, shares)
+	if !ok {
+		return nil, fmt.Errorf("invalid order: amounts %d/%d do not give a price with at most 6 decimals", collateral, shares)
+	}
+	switch {
+	case price%pt.tick != 0:
+		return nil, fmt.Errorf("invalid order: price %s is not on the tick grid %s", price, pt.tick)
+	case price < pt.tick || price > FixedScale-pt.tick:
+		return nil, fmt.Errorf("invalid order: price %s outside [%s, %s]", price, pt.tick, Fixed(FixedScale)-pt.tick)
+	case Fixed(shares) < pt.minSize:
+		return nil, fmt.Errorf("invalid order: size %s below the minimum %s", Fixed(shares), pt.minSize)
+	}
+	return &paperOrder{tok: pt, side: so.Side, typ: typ, price: price, size: Fixed(shares)}, nil
+}
+
+// exactPrice returns collateral/shares (both in base units) as a Fixed
+// price, and false when it is not exact in 6 decimals or not in (0, 1].
+func exactPrice(collateral, shares int64) (Fixed, bool) {
+	if collateral > shares || shares <= 0 {
+		return 0, false
+	}
+	// collateral ≤ shares < 2⁶³ and the product with 10⁶ may overflow:
+	// split the division.
+	q, r := collateral/shares, collateral%shares
+	hi := q * FixedScale
+	if r > (1<<63-1)/FixedScale {
+		return 0, false
+	}
+	lo := r * FixedScale
+	if lo%shares != 0 {
+		return 0, false
+	}
+	return Fixed(hi + lo/shares), true
+}
+
+// CancelOrder cancels a virtual order. A live order is confirmed cancelled
+// at once (with a cancel latency, fills before it takes effect still
+// happen, as on the exchange); a filled or cancelled one is reported in
+// not_canceled; an unknown id is exchange.ErrNotFound.
+func (v *PaperVenue) CancelOrder(ctx context.Context, orderID string) (*exchange.CancelResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := v.cfg.Now()
+	o := v.orders[orderID]
+	if o == nil {
+		return nil, fmt.Errorf("paper venue: order %s: %w", orderID, exchange.ErrNotFound)
+	}
+	v.applyFills(o.tok.m.Advance(now), now)
+	v.sweepCancels(now)
+	if o.final() || o.cancelReq {
+		why := "order already matched"
+		if o.status != exchange.StatusMatched {
+			why = "order already canceled"
+		}
+		return &exchange.CancelResult{Canceled: []string{}, NotCanceled: map[string]string{orderID: why}}, nil
+	}
+	if _, err := o.tok.m.Cancel(orderID, now); err != nil {
+		return nil, fmt.Errorf("paper venue: cancel %s: %w", orderID, err)
+	}
+	o.cancelReq = true
+	v.cancelling = append(v.cancelling, o)
+	v.stats.Cancels++
+	v.applyFills(o.tok.m.Advance(now), now)
+	v.sweepCancels(now)
+	return &exchange.CancelResult{Canceled: []string{orderID}, NotCanceled: map[string]string{}}, nil
+}
+
+// Order reads a virtual order as GET /data/order/{id} would return it.
+func (v *PaperVenue) Order(ctx context.Context, id string) (*exchange.Order, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := v.cfg.Now()
+	o := v.orders[id]
+	if o == nil {
+		return nil, fmt.Errorf("paper venue: order %s: %w", id, exchange.ErrNotFound)
+	}
+	v.applyFills(o.tok.m.Advance(now), now)
+	v.sweepCancels(now)
+	outcome := "Yes"
+	if o.tok.outcome == 1 {
+		outcome = "No"
+	}
+	return &exchange.Order{
+		AssociateTrades: []string{}, ID: o.id, Status: o.status, Market: o.tok.cond, OriginalSize: o.size.Decimal(),
+		Outcome: outcome, Price: o.price.Decimal(), Side: o.side, SizeMatched: o.matched.Decimal(), AssetID: o.tok.id,
+		Type: o.typ, CreatedAt: strconv.FormatInt(o.created.Unix(), 10), UpdatedAt: strconv.FormatInt(o.updated.Unix(), 10),
+	}, nil
+}
+
+// applyFills books the Matcher's fills on the venue's order records; v.mu
+// is held.
+func (v *PaperVenue) applyFills(fills []Fill, now time.Time) {
+	for i := range fills {
+		f := &fills[i]
+		o := v.orders[f.OrderID]
+		if o == nil {
+			continue
+		}
+		o.matched += f.Size
+		o.updated = now
+		if f.Remaining == 0 {
+			o.status = exchange.StatusMatched
+			v.finals = append(v.finals, o)
+		}
+		v.stats.Fills++
+		if f.Taker {
+			v.stats.TakerFills++
+		}
+		v.stats.FilledSize += f.Size
+		v.stats.FilledNotional = v.stats.FilledNotional.Add(f.Price.Decimal().Mul(f.Size.Decimal()))
+	}
+}
+
+// sweepCancels marks cancelled the orders whose cancel has taken effect in
+// their Matcher; v.mu is held.
+func (v *PaperVenue) sweepCancels(now time.Time) {
+	keep := v.cancelling[:0]
+	for _, o := range v.cancelling {
+		if o.final() {
+			continue
+		}
+		if _, open := o.tok.m.Order(o.id); open {
+			keep = append(keep, o)
+			continue
+		}
+		o.status, o.updated = exchange.StatusCanceled, now
+		v.finals = append(v.finals, o)
+	}
+	clear(v.cancelling[len(keep):])
+	v.cancelling = keep
+}
+
+// forgetFinals drops final orders older than KeepFinal; v.mu is held.
+func (v *PaperVenue) forgetFinals(now time.Time) {
+	v.sweepCancels(now)
+	n := 0
+	for n < len(v.finals) && now.Sub(v.finals[n].updated) > v.cfg.KeepFinal {
+		delete(v.orders, v.finals[n].id)
+		n++
+	}
+	if n > 0 {
+		v.finals = append(v.finals[:0], v.finals[n:]...)
+	}
+}
+
+// mergeOwn adds our resting virtual orders to the book the loop gets, as
+// the exchange's book would show them; v.mu is held.
+func (v *PaperVenue) mergeOwn(pt *paperToken, b *exchange.OrderBook) {
+	v.resting = pt.m.Resting(v.resting[:0])
+	if len(v.resting) == 0 {
+		return
+	}
+	bids := append([]exchange.PriceLevel(nil), b.Bids...)
+	asks := append([]exchange.PriceLevel(nil), b.Asks...)
+	for i := range v.resting {
+		r := &v.resting[i]
+		if r.Remaining <= 0 {
+			continue
+		}
+		if r.Side == exchange.Buy {
+			bids = addLevel(bids, r.Price, r.Remaining, true)
+		} else {
+			asks = addLevel(asks, r.Price, r.Remaining, false)
+		}
+	}
+	b.Bids, b.Asks = bids, asks
+}
+
+// addLevel adds size at price to a side sorted best first (descending for
+// bids), inserting the level when it is not there.
+func addLevel(levels []exchange.PriceLevel, price, size Fixed, desc bool) []exchange.PriceLevel {
+	p, s := price.Decimal(), size.Decimal()
+	for i := range levels {
+		c := levels[i].Price.Cmp(p)
+		if c == 0 {
+			levels[i].Size = levels[i].Size.Add(s)
+			return levels
+		}
+		if (desc && c < 0) || (!desc && c > 0) {
+			levels = append(levels, exchange.PriceLevel{})
+			copy(levels[i+1:], levels[i:])
+			levels[i] = exchange.PriceLevel{Price: p, Size: s}
+			return levels
+		}
+	}
+	return append(levels, exchange.PriceLevel{Price: p, Size: s})
+}
