@@ -119,9 +119,9 @@ func (v *PaperVenue) decode(it *exchange.PlacementItem) (*paperOrder, error) {
 }
 
 // exactPrice returns collateral/shares (both in base units) as a Fixed
-// price, and false when it is not exact in 6 decimals or not in (0, 1].
+// price, and false when it is not exact in 6 decimals or not in [0, 1].
 func exactPrice(collateral, shares int64) (Fixed, bool) {
-	if collateral > shares || shares <= 0 {
+	if collateral < 0 || shares <= 0 || collateral > shares {
 		return 0, false
 	}
 	// collateral ≤ shares < 2⁶³ and the product with 10⁶ may overflow:
