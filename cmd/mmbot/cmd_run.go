@@ -63,7 +63,7 @@ func cmdRun(e *env, args []string) error {
 		return errors.New("--dry-run needs the paper venue, which this build does not have yet; nothing was started")
 	}
 	load := func() (*configs.Config, error) {
-		return configs.Load(configs.LoadOptions{Environ: e.environ, Flags: fs})
+		return configs.Load(configs.LoadOptions{Environ: configEnviron(e.environ), Flags: fs})
 	}
 	cfg, err := load()
 	if err != nil {

@@ -54,6 +54,18 @@ func parseCrashpoint(s string) (crashpoint, error) {
 	return cp, nil
 }
 
+// configEnviron is environ without the crash-point variable, which is
+// not a configuration key (configs.Load refuses unknown MMBOT_ names).
+func configEnviron(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, crashpointEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // killSelf ends the process the way a crash would: no deferred function,
 // no shutdown, no journal close.
 func killSelf() {

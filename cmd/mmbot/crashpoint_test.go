@@ -136,3 +136,12 @@ func TestCrashpointUnsetWrapsNothing(t *testing.T) {
 		t.Fatal("an unset crash point wrapped the journal or the venue")
 	}
 }
+
+func TestConfigEnvironDropsOnlyTheCrashpoint(t *testing.T) {
+	in := []string{"HOME=/root", crashpointEnv + "=after-send:2", "MMBOT_LOG_LEVEL=debug", crashpointEnv + "X=1"}
+	got := configEnviron(in)
+	want := []string{"HOME=/root", "MMBOT_LOG_LEVEL=debug", crashpointEnv + "X=1"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("configEnviron = %q, want %q", got, want)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,11 +55,10 @@ func TestMain(m *testing.M) {
 // buildDaemon runs `go build -o dir/mmbot .` in this package's directory,
 // with -race when the tests themselves run with it.
 func buildDaemon(dir string, race bool) (string, error) {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		if gobin, err = exec.LookPath("go"); err != nil {
-			return "", fmt.Errorf("no go command to build the daemon: %w", err)
-		}
+	// `go test` puts its own go command first on PATH.
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("no go command to build the daemon: %w", err)
 	}
 	out := filepath.Join(dir, "mmbot")
 	args := []string{"build", "-o", out}
@@ -227,6 +225,7 @@ type botConfig struct {
 	risk       string // extra [risk] lines
 	limits     string // extra [exchange.limits] lines
 	exchange   string // extra [exchange] lines
+	strategy   string // extra [strategy] lines
 	logLevel   string
 	cancelWait string
 }
@@ -269,6 +268,7 @@ max_markets = %d
 [strategy]
 model = "bands"
 cycle = %q
+%s
 
 [strategy.bands]
 levels = %s
@@ -284,7 +284,7 @@ listen = "127.0.0.1:0"
 
 [shutdown]
 cancel_timeout = %q
-`, c.logLevel, c.se.urls.Data, c.se.urls.Catalog, c.se.urls.CLOB, c.exchange, c.limits, c.se.credsPath, c.markets, c.cycle, c.levels,
+`, c.logLevel, c.se.urls.Data, c.se.urls.Catalog, c.se.urls.CLOB, c.exchange, c.limits, c.se.credsPath, c.markets, c.cycle, c.strategy, c.levels,
 		c.risk, c.statePath, c.cancelWait)
 	p := filepath.Join(dir, "mmbot.toml")
 	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
