@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
+	"github.com/mmbot/mmbot/backtest"
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/sim"
@@ -59,9 +60,6 @@ func cmdRun(e *env, args []string) error {
 	default:
 		return usagef("--status must be auto, on or off, not %q", rf.status)
 	}
-	if rf.dryRun {
-		return errors.New("--dry-run needs the paper venue, which this build does not have yet; nothing was started")
-	}
 	load := func() (*configs.Config, error) {
 		return configs.Load(configs.LoadOptions{Environ: configEnviron(e.environ), Flags: fs})
 	}
@@ -93,6 +91,7 @@ type daemon struct {
 
 	obs    *observer
 	client *exchange.Client
+	paper  *backtest.PaperVenue // dry run only
 	loop   *strategy.Loop
 	kill   *risk.KillSwitch
 	health *metrics.Health
@@ -127,9 +126,14 @@ func (d *daemon) run() error {
 		defer ex.Close()
 		acct, urls = a, exchange.Endpoints{Data: su.Data, Catalog: su.Catalog, CLOB: su.CLOB}
 		log.Info().Str("clob", su.CLOB).Str("data", su.Data).Str("catalog", su.Catalog).Msg("embedded simulated exchange started")
-	} else {
+	} else if !d.flags.dryRun {
 		acct, err = loadAccount(cfg, e.getenv, func(w string) { log.Warn().Msg(w) })
 		if err != nil {
+			return err
+		}
+	}
+	if d.flags.dryRun { // a throwaway account: see run_paper.go
+		if acct, err = paperAccount(); err != nil {
 			return err
 		}
 	}
@@ -137,7 +141,7 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
-	d.client, err = newClient(cfg, urls, l2, d.obs.clientObserver())
+	d.client, err = newClient(cfg, urls, d.authFor(l2), d.obs.clientObserver())
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}
@@ -168,9 +172,13 @@ func (d *daemon) run() error {
 		log.Info().Str("market", m.ConditionID).Str("slug", m.Slug).Str("tick", m.Tick.String()).Str("min_size", m.MinSize.String()).
 			Bool("neg_risk", m.NegRisk).Msg("quoting")
 	}
+	venue, err := d.venue(markets)
+	if err != nil {
+		return err
+	}
 
 	// The journal.
-	store, err := state.Open(cfg.State.Path, state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: sgn.Address()})
+	store, err := state.Open(d.statePath(), state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: sgn.Address()})
 	if err != nil {
 		return fmt.Errorf("state journal: %w", err)
 	}
@@ -192,7 +200,7 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
-	d.loop, err = strategy.NewLoop(loopConfig(cfg, markets, params, est, d.kill), cp.venue(d.client), orderSigner{sgn}, cp.journal(journal{store}),
+	d.loop, err = strategy.NewLoop(loopConfig(cfg, markets, params, est, d.kill), cp.venue(venue), orderSigner{sgn}, cp.journal(journal{store}),
 		realClock{}, log, d.obs)
 	if err != nil {
 		return err
@@ -334,6 +342,7 @@ func (d *daemon) summary() {
 	st := d.loop.Status()
 	t := st.Tally
 	fmt.Fprintf(d.e.stdout, "\nsummary: %s, %d markets, %d cycles\n", time.Since(d.start).Round(time.Second), len(st.Markets), t.Cycles)
+	d.paperSummary(d.e.stdout)
 	fmt.Fprintf(d.e.stdout, "  fills %d, volume %s shares, notional %s\n", t.Fills, t.Volume.StringFixed(2), t.Notional.StringFixed(2))
 	fmt.Fprintf(d.e.stdout, "  pnl %s marked, %s realized\n", signed(t.MarkedPnL), signed(t.RealizedPnL))
 	fmt.Fprintf(d.e.stdout, "  orders sent %d (refused %d), cancels %d (failed %d), risk rejections %d\n", t.Placed+t.PlaceFailed, t.PlaceFailed,

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/signer"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// Paper trading (`mmbot run --dry-run`): the daemon runs as usual, with
+// three differences, all decided here.
+//
+//   - The account is a throwaway: a key and API credentials generated in
+//     memory from a fixed seed, so no key or credential has to be configured
+//     and the paper journal belongs to the same address on every run. The
+//     orders it signs never leave the process, and the client gets no
+//     authenticator at all, so it cannot make an authenticated call.
+//   - The journal is its own file, state.path + ".paper": a paper session
+//     never touches the live journal (which belongs to another address
+//     anyway), and `mmbot orders --state <path>.paper` lists paper orders.
+//   - The loop's venue is a backtest.PaperVenue over the client: live books
+//     and trades, fills from the backtest's fill model with the [backtest]
+//     fill_model and latencies.
+
+// paperSeed seeds the throwaway paper key. It is public on purpose: the key
+// holds nothing and signs nothing that is sent.
+const paperSeed = "mmbot paper trading, nothing is sent"
+
+// paperAccount returns the dry run's throwaway account.
+func paperAccount() (*account, error) {
+	var seed [32]byte
+	copy(seed[:], paperSeed)
+	r := rand.NewChaCha8(seed)
+	key, err := signer.GenerateKey(r)
+	if err != nil {
+		return nil, fmt.Errorf("paper key: %w", err)
+	}
+	creds, err := signer.GenerateCredentials(r)
+	if err != nil {
+		return nil, fmt.Errorf("paper credentials: %w", err)
+	}
+	return &account{key: key, creds: creds, sigType: signer.SigEOA}, nil
+}
+
+// authFor returns the client's authenticator: none in a dry run.
+func (d *daemon) authFor(l2 *signer.L2) exchange.Authenticator {
+	if d.flags.dryRun || l2 == nil {
+		return nil
+	}
+	return l2
+}
+
+// statePath is the journal's path: state.path, or state.path + ".paper" in
+// a dry run.
+func (d *daemon) statePath() string {
+	if d.flags.dryRun {
+		return d.cfg.State.Path + ".paper"
+	}
+	return d.cfg.State.Path
+}
+
+// venue returns the loop's venue: the client, or in a dry run a paper venue
+// reading through it.
+func (d *daemon) venue(markets []strategy.Market) (strategy.Venue, error) {
+	if !d.flags.dryRun {
+		return d.client, nil
+	}
+	mc, err := paperMatcherConfig(&d.cfg.Backtest)
+	if err != nil {
+		return nil, err
+	}
+	pms := make([]backtest.PaperMarket, 0, len(markets))
+	for _, m := range markets {
+		pms = append(pms, backtest.PaperMarket{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize})
+	}
+	pv, err := backtest.NewPaperVenue(d.client, backtest.PaperConfig{Markets: pms, Matcher: mc, MaxBatch: d.cfg.Exchange.MaxBatch})
+	if err != nil {
+		return nil, err
+	}
+	d.paper = pv
+	d.log.Warn().Str("fill_mode", mc.Mode.String()).Str("queue", mc.Queue.String()).Str("latency", paperLatency(mc.Latency)).
+		Str("journal", d.statePath()).Msg("paper trading (--dry-run): live books and trades, fills simulated locally; no order leaves the process")
+	return pv, nil
+}
+
+// paperMatcherConfig reads the fill model of a paper session from
+// [backtest]: fill_model, latency_order and latency_cancel (latency_data does
+// not apply: the data arrives with its real delay).
+func paperMatcherConfig(b *configs.Backtest) (backtest.MatcherConfig, error) {
+	mode, err := backtest.ParseMode(b.FillModel)
+	if err != nil {
+		return backtest.MatcherConfig{}, fmt.Errorf("backtest.fill_model: %w", err)
+	}
+	return backtest.MatcherConfig{Mode: mode, Seed: 1,
+		Latency: backtest.Latency{Order: backtest.Constant(b.LatencyOrder.Std()), Cancel: backtest.Constant(b.LatencyCancel.Std())}}, nil
+}
+
+// paperLatency describes the simulated latencies (the data's is real).
+func paperLatency(l backtest.Latency) string {
+	return "order " + l.Order.String() + ", cancel " + l.Cancel.String()
+}
+
+// paperSummary adds the paper session's lines to the summary.
+func (d *daemon) paperSummary(w io.Writer) {
+	if d.paper == nil {
+		return
+	}
+	mc := d.paper.Config().Matcher
+	s := d.paper.Stats()
+	fmt.Fprintf(w, "  PAPER RUN (--dry-run): nothing was sent to the exchange; fills simulated, fill mode %s (%s), latency %s\n",
+		mc.Mode, mc.Queue, paperLatency(mc.Latency))
+	fmt.Fprintf(w, "  virtual orders %d (refused %d), cancels %d, fills %d (taker %d), %s shares for %s; fed %d books, %d trades\n",
+		s.Placed, s.Refused, s.Cancels, s.Fills, s.TakerFills, s.FilledSize, s.FilledNotional.StringFixed(2), s.Books, s.Trades)
+	if s.TradeGaps > 0 || s.TradeReadErrors > 0 || s.BadEvents > 0 {
+		fmt.Fprintf(w, "  fill model inputs: %d tape reads failed, %d may have missed trades, %d events unusable\n",
+			s.TradeReadErrors, s.TradeGaps, s.BadEvents)
+	}
+}
