@@ -52,6 +52,10 @@ func (s Stamp) Time() time.Time {
 
 // Book is a full snapshot of one token's order book. Bids are best (highest)
 // first and Asks best (lowest) first, as after exchange.OrderBook.Normalize.
+//
+// A Book read from a recording also carries its levels in Fixed units, for
+// the replay's fast path (FixedBook.SetFrom copies them instead of
+// converting every decimal): treat a Book from a Reader as read-only.
 type Book struct {
 	Stamp
 	TokenID      string
@@ -60,6 +64,8 @@ type Book struct {
 	Asks         []exchange.PriceLevel
 	TickSize     decimal.Decimal // zero when unknown
 	MinOrderSize decimal.Decimal // zero when unknown
+
+	fx *FixedBook // the levels in Fixed units, as decoded; nil when built by hand
 }
 
 // Trade is one trade print.

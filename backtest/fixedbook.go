@@ -21,8 +21,13 @@ type FixedBook struct {
 }
 
 // SetFrom fills b from a recorded book. It fails when a level is not exact
-// in Fixed units or a side is not sorted best first.
+// in Fixed units or a side is not sorted best first. A book decoded by a
+// Reader (validated, with its Fixed levels kept) is copied, not converted.
 func (b *FixedBook) SetFrom(src *Book) error {
+	if src.fx != nil {
+		b.CopyFrom(src.fx)
+		return nil
+	}
 	var err error
 	if b.Bids, err = fixedLevels(b.Bids[:0], src.Bids, true); err != nil {
 		return fmt.Errorf("book %s bids: %w", src.TokenID, err)

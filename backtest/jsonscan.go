@@ -31,11 +31,36 @@ type scanner struct {
 // cache is bounded: when full it starts over.
 type decimalCache struct {
 	m map[Fixed]decimal.Decimal
+	// grid holds the prices on the finest tick grid (multiples of 0.0001
+	// in [0, 1]), the most common values, without hashing.
+	grid *[gridSize]gridEntry
+	// fxBids and fxAsks are the decoder's scratch for a book's Fixed
+	// levels, reused from line to line.
+	fxBids, fxAsks []Level
 }
 
-const decimalCacheSize = 1 << 14
+type gridEntry struct {
+	d  decimal.Decimal
+	ok bool
+}
+
+const (
+	decimalCacheSize = 1 << 14
+	gridStep         = FixedScale / 10_000
+	gridSize         = 10_001
+)
 
 func (c *decimalCache) get(f Fixed) decimal.Decimal {
+	if f >= 0 && f <= FixedScale && f%gridStep == 0 {
+		if c.grid == nil {
+			c.grid = new([gridSize]gridEntry)
+		}
+		e := &c.grid[f/gridStep]
+		if !e.ok {
+			e.d, e.ok = fixedDecimal(f), true
+		}
+		return e.d
+	}
 	if d, ok := c.m[f]; ok {
 		return d
 	}

@@ -22,8 +22,14 @@ import (
 // decimal decodes a decimal given as a string or a number. Values that are
 // not exact in Fixed units are errors (the format allows 6 decimals).
 func (s *scanner) decimal() (decimal.Decimal, error) {
+	d, _, err := s.decimalFixed()
+	return d, err
+}
+
+// decimalFixed is decimal that also returns the value in Fixed units.
+func (s *scanner) decimalFixed() (decimal.Decimal, Fixed, error) {
 	if s.null() {
-		return decimal.Decimal{}, nil
+		return decimal.Decimal{}, 0, nil
 	}
 	var raw []byte
 	var err error
@@ -36,22 +42,22 @@ func (s *scanner) decimal() (decimal.Decimal, error) {
 		raw, err = s.number()
 	}
 	if err != nil {
-		return decimal.Decimal{}, err
+		return decimal.Decimal{}, 0, err
 	}
 	f, ok := parseFixedFast(raw)
 	if !ok {
 		d, err := decimal.NewFromString(string(raw))
 		if err != nil {
-			return decimal.Decimal{}, fmt.Errorf("decimal %q: %w", raw, err)
+			return decimal.Decimal{}, 0, fmt.Errorf("decimal %q: %w", raw, err)
 		}
 		if f, err = FixedFromDecimal(d); err != nil {
-			return decimal.Decimal{}, err
+			return decimal.Decimal{}, 0, err
 		}
 	}
 	if s.cache != nil {
-		return s.cache.get(f), nil
+		return s.cache.get(f), f, nil
 	}
-	return fixedDecimal(f), nil
+	return fixedDecimal(f), f, nil
 }
 
 // fixedDecimal returns f as a decimal with no trailing fractional zeros in
@@ -137,44 +143,47 @@ func (s *scanner) boolValue() (bool, error) {
 	return false, s.fail("want a boolean")
 }
 
-// levels decodes an array of {price, size} (null is none).
-func (s *scanner) levels() ([]exchange.PriceLevel, error) {
+// levels decodes an array of {price, size} (null is none), and the same
+// levels in Fixed units (appended to fx).
+func (s *scanner) levels(fx []Level) ([]exchange.PriceLevel, []Level, error) {
 	if s.null() {
-		return nil, nil
+		return nil, fx, nil
 	}
 	if err := s.expect('['); err != nil {
-		return nil, err
+		return nil, fx, err
 	}
 	out := make([]exchange.PriceLevel, 0, 32)
 	if s.peek() == ']' {
 		s.i++
-		return out, nil
+		return out, fx, nil
 	}
 	for {
 		var l exchange.PriceLevel
+		var f Level
 		if !s.null() {
 			err := s.object(func(key []byte) error {
 				var err error
 				switch string(key) {
 				case "price":
-					l.Price, err = s.decimal()
+					l.Price, f.Price, err = s.decimalFixed()
 				case "size":
-					l.Size, err = s.decimal()
+					l.Size, f.Size, err = s.decimalFixed()
 				default:
 					err = s.unknown(key, 1, "price", "size")
 				}
 				return err
 			})
 			if err != nil {
-				return nil, err
+				return nil, fx, err
 			}
 		}
 		out = append(out, l)
+		fx = append(fx, f)
 		if s.peek() == ',' {
 			s.i++
 			continue
 		}
-		return out, s.expect(']')
+		return out, fx, s.expect(']')
 	}
 }
 
@@ -195,9 +204,9 @@ func decodeLine(line []byte, w *wireLine, cache *decimalCache) error {
 		case "recv_ns":
 			w.RecvNs, err = s.int64Value()
 		case "bids":
-			w.Bids, err = s.levels()
+			w.Bids, w.fxBids, err = s.levels(w.fxBids[:0])
 		case "asks":
-			w.Asks, err = s.levels()
+			w.Asks, w.fxAsks, err = s.levels(w.fxAsks[:0])
 		case "tick":
 			w.Tick, err = s.decimal()
 		case "min_size":

@@ -75,11 +75,37 @@ func (b *Book) validate() error {
 	if _, err := checkFixed("min_size", b.MinOrderSize); err != nil {
 		return err
 	}
+	if b.fx != nil {
+		if err := checkFixedSide(b.fx.Bids, "bids", 1); err != nil {
+			return fmt.Errorf("book %s: %w", b.TokenID, err)
+		}
+		if err := checkFixedSide(b.fx.Asks, "asks", -1); err != nil {
+			return fmt.Errorf("book %s: %w", b.TokenID, err)
+		}
+		return nil
+	}
 	if err := checkSide(b.Bids, "bids", 1); err != nil {
 		return fmt.Errorf("book %s: %w", b.TokenID, err)
 	}
 	if err := checkSide(b.Asks, "asks", -1); err != nil {
 		return fmt.Errorf("book %s: %w", b.TokenID, err)
+	}
+	return nil
+}
+
+// checkFixedSide is checkSide for levels already in Fixed units (the
+// decoder's side-car of the same levels).
+func checkFixedSide(lv []Level, name string, dir int) error {
+	for i, l := range lv {
+		if l.Price <= 0 {
+			return invalid("%s[%d]: price %s must be positive with at most 6 decimals", name, i, l.Price)
+		}
+		if l.Size < 0 {
+			return invalid("%s[%d]: size %s must be non-negative with at most 6 decimals", name, i, l.Size)
+		}
+		if i > 0 && (dir > 0 && lv[i-1].Price <= l.Price || dir < 0 && lv[i-1].Price >= l.Price) {
+			return invalid("%s[%d]: price %s out of order (best first)", name, i, l.Price)
+		}
 	}
 	return nil
 }

@@ -30,6 +30,11 @@ type wireLine struct {
 	EndDate  string                `json:"end_date"`
 	Resolved bool                  `json:"resolved"`
 	Payout   decimal.Decimal       `json:"payout"`
+
+	// fxBids and fxAsks are the book's levels in Fixed units, set by the
+	// line decoder (not by encoding/json); see Book.fx.
+	fxBids, fxAsks []Level
+	hasFx          bool
 }
 
 // ParseLine decodes one event line (without its newline) and validates it.
@@ -38,7 +43,11 @@ func ParseLine(line []byte) (Event, error) {
 }
 
 func parseLine(line []byte, cache *decimalCache) (Event, error) {
-	var w wireLine
+	w := wireLine{hasFx: true}
+	if cache != nil {
+		w.fxBids, w.fxAsks = cache.fxBids[:0], cache.fxAsks[:0]
+		defer func() { cache.fxBids, cache.fxAsks = w.fxBids, w.fxAsks }()
+	}
 	if err := decodeLine(line, &w, cache); err != nil {
 		return Event{}, fmt.Errorf("decode: %w", err)
 	}
@@ -54,8 +63,15 @@ func (w *wireLine) event() (Event, error) {
 	var e Event
 	switch w.Kind {
 	case "book":
-		e = BookEvent(&Book{Stamp: st, TokenID: w.Token, Market: w.Market,
-			Bids: nonNil(w.Bids), Asks: nonNil(w.Asks), TickSize: w.Tick, MinOrderSize: w.MinSize})
+		b := &Book{Stamp: st, TokenID: w.Token, Market: w.Market,
+			Bids: nonNil(w.Bids), Asks: nonNil(w.Asks), TickSize: w.Tick, MinOrderSize: w.MinSize}
+		if w.hasFx && len(w.fxBids) == len(b.Bids) && len(w.fxAsks) == len(b.Asks) {
+			fx := make([]Level, len(w.fxBids)+len(w.fxAsks))
+			n := copy(fx, w.fxBids)
+			copy(fx[n:], w.fxAsks)
+			b.fx = &FixedBook{Bids: fx[:n:n], Asks: fx[n:]}
+		}
+		e = BookEvent(b)
 	case "trade":
 		e = TradeEvent(&Trade{Stamp: st, TokenID: w.Token, Market: w.Market,
 			Price: w.Price, Size: w.Size, TakerSide: w.Taker})

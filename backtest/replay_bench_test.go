@@ -1,0 +1,107 @@
+package backtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// benchRunConfig quotes the test market with two bands a side, 1 s cycles
+// and realistic latencies.
+func benchRunConfig(tb testing.TB) RunConfig {
+	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.01, 0.02}, Sizes: []float64{10, 20}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	chk, err := risk.NewChecker(risk.Limits{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return RunConfig{
+		Loop: strategy.LoopConfig{Params: strategy.Params{Model: model, Checker: chk}, Cycle: time.Second, TapeLimit: 200,
+			Estimators: strategy.DefaultEstimatorParams()},
+		Replay: ReplayConfig{Markets: []strategy.Market{testMarket()}, Matcher: MatcherConfig{Latency: Latency{
+			Order: Constant(50 * time.Millisecond), Cancel: Constant(50 * time.Millisecond), Data: Constant(20 * time.Millisecond)}}},
+		Log: zerolog.Nop(),
+	}
+}
+
+// denseBooks is a busy market: 50 book updates a second on each token, 20
+// levels a side, 2 trades a second.
+func denseBooks(d time.Duration) synthConfig {
+	return synthConfig{Seed: 1, Duration: d, Books: 50, Levels: 20, Trades: 2, Informed: 0.3, Vol: 0.5}
+}
+
+// writeSynth writes a synthetic recording to path.
+func writeSynth(tb testing.TB, path string, c synthConfig) int {
+	tb.Helper()
+	w, err := NewWriter(path, WithCreated(t0), WithCompressionLevel(1))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n := 0
+	synth(tb, c, func(e Event) {
+		if err := w.Write(e); err != nil {
+			tb.Fatal(err)
+		}
+		n++
+	})
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+// BenchmarkReplay measures the replay engine: events already decoded (as a
+// Reader decodes them) through the Matchers, the Accumulator and the
+// strategy loop quoting every second.
+func BenchmarkReplay(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rec.jsonl.gz")
+	writeSynth(b, path, denseBooks(10*time.Minute))
+	_, evs, err := readAllEvents(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := benchRunConfig(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n int64
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(context.Background(), &SliceSource{Events: evs}, cfg); err != nil {
+			b.Fatal(err)
+		}
+		n += int64(len(evs))
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
+}
+
+// BenchmarkReplayFile adds reading the recording: gzip, line decoding.
+func BenchmarkReplayFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rec.jsonl.gz")
+	n := writeSynth(b, path, denseBooks(5*time.Minute))
+	cfg := benchRunConfig(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Run(context.Background(), r, cfg); err != nil {
+			b.Fatal(err)
+		}
+		_ = r.Close()
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
+	if st, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(st.Size())/float64(n), "file-bytes/event")
+	}
+}

@@ -1,0 +1,166 @@
+package backtest
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+// Order statuses of the replay, as GET /data/order/{id} spells them.
+const (
+	statusLive     = exchange.StatusLive
+	statusMatched  = exchange.StatusMatched
+	statusCanceled = exchange.StatusCanceled
+)
+
+// vorder is the venue's record of one of our orders.
+type vorder struct {
+	id        string
+	tok       *replayToken
+	side      exchange.Side
+	price     Fixed
+	size      Fixed
+	matched   Fixed
+	status    string
+	cancelled bool // a cancel was requested
+	created   time.Time
+	otype     exchange.OrderType
+}
+
+// fixedIfSet converts a positive decimal; false for zero, negative or
+// inexact values (which mean "unknown" or "unchanged").
+func fixedIfSet(d decimal.Decimal) (Fixed, bool) {
+	if !d.IsPositive() {
+		return 0, false
+	}
+	f, err := FixedFromDecimal(d)
+	return f, err == nil && f > 0
+}
+
+// parseItem turns a placement item into an order record, checking what the
+// exchange checks. A non-empty message is the placement's errorMsg.
+func (r *Replay) parseItem(it *exchange.PlacementItem) (*vorder, string) {
+	so := &it.Order
+	tok := r.tokens[so.TokenID]
+	switch {
+	case tok == nil:
+		return nil, "unknown token " + so.TokenID
+	case tok.resolved:
+		return nil, "market is closed"
+	case !so.Side.Valid():
+		return nil, fmt.Sprintf("invalid side %q", so.Side)
+	}
+	otype := it.OrderType
+	if otype == "" {
+		otype = exchange.GTC
+	}
+	if otype != exchange.GTC && otype != exchange.GTD {
+		return nil, fmt.Sprintf("order type %s is not simulated (the replay rests GTC and GTD orders)", otype)
+	}
+	price, size, err := orderAmounts(so)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if tick := tok.tick; tick > 0 {
+		if price%tick != 0 {
+			return nil, fmt.Sprintf("price %s is not on the tick grid %s", price, tick)
+		}
+		if price < tick || price > FixedScale-tick {
+			return nil, fmt.Sprintf("price %s outside [%s, %s]", price, tick, FixedScale-tick)
+		}
+	} else if price <= 0 || price >= FixedScale {
+		return nil, fmt.Sprintf("price %s outside (0, 1)", price)
+	}
+	if size < tok.minSize {
+		return nil, fmt.Sprintf("size %s below the minimum %s", size, tok.minSize)
+	}
+	id := OrderHash(so)
+	if _, dup := r.orders[id]; dup {
+		return nil, "order already exists: " + id
+	}
+	return &vorder{id: id, tok: tok, side: so.Side, price: price, size: size, status: statusLive, created: r.now, otype: otype}, ""
+}
+
+// orderAmounts reads price and size from a signed order's amounts (integer
+// base units of 6 decimals): a BUY gives size × price collateral for size
+// shares, a SELL the reverse. The price must come out exact in Fixed units.
+func orderAmounts(so *exchange.SignedOrder) (price, size Fixed, err error) {
+	maker, err1 := strconv.ParseInt(so.MakerAmount, 10, 64)
+	taker, err2 := strconv.ParseInt(so.TakerAmount, 10, 64)
+	if err1 != nil || err2 != nil || maker <= 0 || taker <= 0 {
+		return 0, 0, fmt.Errorf("invalid amounts maker %q taker %q", so.MakerAmount, so.TakerAmount)
+	}
+	collateral, shares := maker, taker
+	if so.Side == exchange.Sell {
+		collateral, shares = taker, maker
+	}
+	// price = collateral / shares, in millionths, exactly.
+	hi, lo := bits.Mul64(uint64(collateral), FixedScale)
+	if hi >= uint64(shares) {
+		return 0, 0, fmt.Errorf("amounts maker %s taker %s: price out of range", so.MakerAmount, so.TakerAmount)
+	}
+	q, rem := bits.Div64(hi, lo, uint64(shares))
+	if rem != 0 || q > 1<<62 {
+		return 0, 0, fmt.Errorf("amounts maker %s taker %s: price is not exact in 6 decimals", so.MakerAmount, so.TakerAmount)
+	}
+	return Fixed(q), Fixed(shares), nil
+}
+
+// finish makes o final with status st and updates its token's quotes.
+func (r *Replay) finish(o *vorder, st string) {
+	if o.status != statusLive {
+		return
+	}
+	o.status = st
+	tok := o.tok
+	for i, x := range tok.live {
+		if x == o {
+			tok.live = append(tok.live[:i], tok.live[i+1:]...)
+			break
+		}
+	}
+	r.quote(tok)
+	// Keep the record for a while so that reads after the fact answer;
+	// forget the oldest final one.
+	slot := r.finalN % len(r.finals)
+	if old := r.finals[slot]; old != "" {
+		if fo := r.orders[old]; fo != nil && fo.status != statusLive {
+			delete(r.orders, old)
+		}
+	}
+	r.finals[slot] = o.id
+	r.finalN++
+}
+
+// quote reports tok's current quotes (our best live buy and sell prices,
+// cancels excluded) to the metrics.
+func (r *Replay) quote(tok *replayToken) {
+	var bid, ask Fixed
+	for _, o := range tok.live {
+		if o.cancelled {
+			continue
+		}
+		if o.side == exchange.Buy {
+			bid = max(bid, o.price)
+		} else if ask == 0 || o.price < ask {
+			ask = o.price
+		}
+	}
+	tok.acc.OnQuote(r.now, bid, ask)
+}
+
+// view is o as GET /data/order/{id} answers it.
+func (o *vorder) view() *exchange.Order {
+	outcome := "Yes"
+	if o.tok.outcome == 1 {
+		outcome = "No"
+	}
+	return &exchange.Order{ID: o.id, Status: o.status, Market: o.tok.mk.m.ConditionID, OriginalSize: o.size.Decimal(),
+		Outcome: outcome, Price: o.price.Decimal(), Side: o.side, SizeMatched: o.matched.Decimal(), AssetID: o.tok.id,
+		Type: o.otype, CreatedAt: o.created.UTC().Format(time.RFC3339Nano), AssociateTrades: []string{}}
+}
