@@ -23,11 +23,13 @@ order-book APIs under /data, /catalog and /clob. It creates --accounts
 funded accounts (fresh keys) plus one per --address (keys you hold), writes
 their API credentials (and generated private keys) to --creds-out with mode
 0600, prints the three base URLs and the file's path, and runs until
-SIGINT or SIGTERM. docs/simulator.md describes every flag.`
+SIGINT or SIGTERM. With --record it also writes its own books and trades
+to a recording (docs/data-format.md), committed on shutdown.
+docs/simulator.md describes every flag.`
 
 // simFlags are the parsed flags of mmbot sim.
 type simFlags struct {
-	addr, credsOut, catalogFile                   string
+	addr, credsOut, catalogFile, record           string
 	allowPublic, noFlow, noRateLimits             bool
 	seed                                          uint64
 	markets, accounts, sigType                    int
@@ -66,6 +68,7 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.faultDrop, "fault-drop-rate", 0, "fraction of responses cut off halfway (connection closed)")
 	fs.DurationVar(&f.maintenanceAfter, "maintenance-after", 0, "start a maintenance window this long after start (with --maintenance-for)")
 	fs.DurationVar(&f.maintenanceSpan, "maintenance-for", 0, "length of the maintenance window: order endpoints answer 503")
+	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.jsonl.gz), committed on shutdown")
 }
 
 // config turns the flags into a sim.Config.
@@ -131,6 +134,14 @@ func runSim(e *env, args []string, ready func(*sim.Exchange, sim.URLs)) error {
 	if err != nil {
 		return err
 	}
+	var rec *simRecorder
+	if f.record != "" {
+		if rec, err = newSimRecorder(f.record); err != nil {
+			return err
+		}
+		defer rec.abort() // after ex.Close; nothing once committed
+		cfg.OnBook, cfg.OnTrade = rec.onBook, rec.onTrade
+	}
 	ex, err := sim.New(cfg)
 	if errors.Is(err, sim.ErrPublicAddr) {
 		return usagef("%v", err)
@@ -139,6 +150,9 @@ func runSim(e *env, args []string, ready func(*sim.Exchange, sim.URLs)) error {
 		return err
 	}
 	defer ex.Close()
+	if rec != nil {
+		rec.metas(ex.Catalog().Markets, ex.Now())
+	}
 	var creds []sim.AccountCreds
 	for i := 0; i < f.accounts+len(f.addresses); i++ {
 		opts := sim.AccountOptions{Fund: fund, Shares: shares, SignatureType: f.sigType}
@@ -174,12 +188,22 @@ func runSim(e *env, args []string, ready func(*sim.Exchange, sim.URLs)) error {
 	if credsPath != "" {
 		fmt.Fprintf(e.stdout, "credentials  %s (%d accounts)\n", credsPath, len(creds))
 	}
+	if rec != nil {
+		fmt.Fprintf(e.stdout, "recording    %s\n", f.record)
+	}
 	if ready != nil {
 		ready(ex, urls)
 	}
 	<-ctx.Done()
 	if err := ex.Close(); err != nil {
 		return fmt.Errorf("sim: stopping: %w", err)
+	}
+	if rec != nil {
+		n, skipped, err := rec.close()
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		fmt.Fprintf(e.stdout, "recorded     %d events to %s (%d skipped)\n", n, f.record, skipped)
 	}
 	fmt.Fprintln(e.stdout, "mmbot sim: stopped")
 	return nil

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/exchange/sim"
+	"github.com/mmbot/mmbot/exchange/sim/catalog"
+)
+
+// simRecorder records the simulated exchange's own books and trades
+// (`mmbot sim --record`). The exchange calls its hooks while it holds its
+// lock, so they only convert and queue: an AsyncSink writes from its own
+// goroutine, and nothing here calls back into the exchange.
+type simRecorder struct {
+	path string
+	w    *backtest.Writer
+	q    *backtest.AsyncSink
+
+	mu      sync.Mutex // the hooks may run on several goroutines
+	filter  backtest.BookFilter
+	last    time.Time
+	skipped int
+	done    bool
+}
+
+func newSimRecorder(path string) (*simRecorder, error) {
+	w, err := backtest.NewWriter(path, backtest.WithSource("mmbot sim"))
+	if err != nil {
+		return nil, err
+	}
+	return &simRecorder{path: path, w: w, q: backtest.NewAsyncSink(w)}, nil
+}
+
+// metas writes each open market's terms, one meta per token, at time at.
+func (r *simRecorder) metas(markets []catalog.Market, at time.Time) {
+	for i := range markets {
+		m := &markets[i]
+		if m.Closed {
+			continue
+		}
+		for _, tok := range m.TokenIDs {
+			r.queue(backtest.MetaEvent(&backtest.Meta{Stamp: backtest.Stamp{Received: at}, TokenID: tok, Market: m.ConditionID,
+				TickSize: m.TickSize, MinOrderSize: m.MinOrderSize, EndDate: m.EndDate}))
+		}
+	}
+}
+
+// onBook is the exchange's OnBook hook: the market's two books, each
+// written when it changed.
+func (r *simRecorder) onBook(ev sim.BookEvent) {
+	for i := range ev.Books {
+		b := &ev.Books[i]
+		bk := &backtest.Book{Stamp: backtest.Stamp{Exchange: ev.Time, Received: ev.Time}, TokenID: b.AssetID, Market: ev.Market,
+			Bids: b.Bids, Asks: b.Asks, TickSize: b.TickSize, MinOrderSize: b.MinOrderSize}
+		r.mu.Lock()
+		changed := r.filter.Changed(bk, b.Hash)
+		r.mu.Unlock()
+		if changed {
+			r.queue(backtest.BookEvent(bk))
+		}
+	}
+}
+
+// onTrade is the exchange's OnTrade hook.
+func (r *simRecorder) onTrade(ev sim.TradeEvent) {
+	r.queue(backtest.TradeEvent(&backtest.Trade{Stamp: backtest.Stamp{Exchange: ev.Time, Received: ev.Time}, TokenID: ev.Token,
+		Market: ev.Market, Price: ev.Price, Size: ev.Size, TakerSide: ev.Side}))
+}
+
+// queue stamps e no earlier than the previous event (the wall clock may
+// step back), skips what the format cannot hold and queues the rest.
+func (r *simRecorder) queue(e backtest.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	var st *backtest.Stamp
+	switch e.Kind {
+	case backtest.KindBook:
+		st = &e.Book.Stamp
+	case backtest.KindTrade:
+		st = &e.Trade.Stamp
+	case backtest.KindMeta:
+		st = &e.Meta.Stamp
+	}
+	if st.Received.Before(r.last) {
+		st.Received = r.last
+	}
+	if err := e.Validate(); err != nil {
+		r.skipped++
+		return
+	}
+	r.last = st.Received
+	_ = r.q.Write(e) // a write error is kept by the sink and reported by close
+}
+
+// close writes what is queued and commits the file; it returns the number
+// of events written and skipped. Call it after the exchange has stopped.
+func (r *simRecorder) close() (written, skipped int, err error) {
+	r.mu.Lock()
+	r.done = true
+	skipped = r.skipped
+	r.mu.Unlock()
+	if err := r.q.Close(); err != nil {
+		_ = r.w.Abort()
+		return r.q.Written(), skipped, fmt.Errorf("recording %s: %w", r.path, err)
+	}
+	if err := r.w.Close(); err != nil {
+		return r.q.Written(), skipped, err
+	}
+	return r.w.Count(), skipped, nil
+}
+
+// abort discards the recording (an error before the exchange ran).
+func (r *simRecorder) abort() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+	_ = r.q.Close()
+	_ = r.w.Abort()
+}
