@@ -89,6 +89,13 @@ type Meta struct {
 	EndDate      time.Time       // the market's end date; zero: unchanged
 	Resolved     bool            // the token has resolved and pays Payout per share
 	Payout       decimal.Decimal // 1 for the winning token, 0 for a losing one
+
+	// The market's liquidity-reward terms, as the exchange publishes them;
+	// zero: unchanged. RewardMaxSpread is in cents (3 means 0.03 of price),
+	// RewardMinSize in shares, RewardDailyRate the pool per day.
+	RewardMaxSpread decimal.Decimal
+	RewardMinSize   decimal.Decimal
+	RewardDailyRate decimal.Decimal
 }
 
 // Event is one record of a recording: a tagged union in which exactly the

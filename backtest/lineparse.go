@@ -225,9 +225,16 @@ func decodeLine(line []byte, w *wireLine, cache *decimalCache) error {
 			w.Resolved, err = s.boolValue()
 		case "payout":
 			w.Payout, err = s.decimal()
+		case "reward_max_spread":
+			w.RewardMaxSpread, err = s.decimal()
+		case "reward_min_size":
+			w.RewardMinSize, err = s.decimal()
+		case "reward_daily_rate":
+			w.RewardDailyRate, err = s.decimal()
 		default:
 			err = s.unknown(key, 0, "kind", "token", "market", "ts_ms", "recv_ns", "bids", "asks",
-				"tick", "min_size", "price", "size", "taker", "end_date", "resolved", "payout")
+				"tick", "min_size", "price", "size", "taker", "end_date", "resolved", "payout",
+				"reward_max_spread", "reward_min_size", "reward_daily_rate")
 		}
 		return err
 	})

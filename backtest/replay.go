@@ -69,6 +69,11 @@ type ReplayConfig struct {
 	// (strategy.EstimateRewards) per market, which needs the market's
 	// reward terms.
 	Scorer RewardScorer
+	// HideOwnOrders returns the recorded books as they are. By default our
+	// resting virtual orders are added to the levels Books returns, so that
+	// the loop sees its own quotes in the book as it does live (the
+	// recorded market never saw them; the fill model never counts them).
+	HideOwnOrders bool
 	// TapeSize is how many recent trades per market Trades can return
 	// (0: DefaultTapeSize).
 	TapeSize int
@@ -125,6 +130,7 @@ type Replay struct {
 	buckets    rateBuckets
 	nextReward time.Time
 	rewardBuf  []OrderState
+	restBuf    []OrderState
 }
 
 // replayMarket is one quoted market: its terms, its two tokens and the tape

@@ -145,4 +145,16 @@ func (m *scanMarket) learn(tick, minSize decimal.Decimal, end time.Time) {
 	}
 }
 
-func (m *scanMarket) learnRewards(e *Meta) {}
+// learnRewards takes the first reward terms seen, field by field.
+func (m *scanMarket) learnRewards(e *Meta) {
+	r := &m.rewards
+	if !r.MaxSpread.IsPositive() && e.RewardMaxSpread.IsPositive() {
+		r.MaxSpread = e.RewardMaxSpread
+	}
+	if !r.MinSize.IsPositive() && e.RewardMinSize.IsPositive() {
+		r.MinSize = e.RewardMinSize
+	}
+	if !r.DailyRate.IsPositive() && e.RewardDailyRate.IsPositive() {
+		r.DailyRate = e.RewardDailyRate
+	}
+}

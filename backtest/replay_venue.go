@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
 )
@@ -41,11 +43,49 @@ func (r *Replay) Books(ctx context.Context, tokenIDs []string) ([]exchange.Order
 			continue
 		}
 		b := tok.vis
-		out = append(out, exchange.OrderBook{Market: tok.mk.m.ConditionID, AssetID: id, Timestamp: stamp,
+		ob := exchange.OrderBook{Market: tok.mk.m.ConditionID, AssetID: id, Timestamp: stamp,
 			Bids: slices.Clone(b.Bids), Asks: slices.Clone(b.Asks), TickSize: tok.visTick, MinOrderSize: tok.visMin,
-			NegRisk: tok.mk.m.NegRisk})
+			NegRisk: tok.mk.m.NegRisk}
+		if !r.cfg.HideOwnOrders {
+			r.addOwn(tok, &ob, cut)
+		}
+		out = append(out, ob)
 	}
 	return out, nil
+}
+
+// addOwn adds our orders resting by cut to the levels of b, as the exchange's
+// book would show them.
+func (r *Replay) addOwn(tok *replayToken, b *exchange.OrderBook, cut time.Time) {
+	r.restBuf = tok.m.Resting(r.restBuf[:0])
+	for i := range r.restBuf {
+		o := &r.restBuf[i]
+		if o.Remaining <= 0 || o.ActiveAt.After(cut) {
+			continue
+		}
+		if o.Side == exchange.Buy {
+			b.Bids = addOwnLevel(b.Bids, o.Price, o.Remaining, true)
+		} else {
+			b.Asks = addOwnLevel(b.Asks, o.Price, o.Remaining, false)
+		}
+	}
+}
+
+// addOwnLevel adds size at price to a side sorted best first (descending
+// when desc), inserting the level where it belongs.
+func addOwnLevel(levels []exchange.PriceLevel, price, size Fixed, desc bool) []exchange.PriceLevel {
+	p := price.Decimal()
+	i, found := slices.BinarySearchFunc(levels, p, func(l exchange.PriceLevel, p decimal.Decimal) int {
+		if desc {
+			return p.Cmp(l.Price)
+		}
+		return l.Price.Cmp(p)
+	})
+	if found {
+		levels[i].Size = levels[i].Size.Add(size.Decimal())
+		return levels
+	}
+	return slices.Insert(levels, i, exchange.PriceLevel{Price: p, Size: size.Decimal()})
 }
 
 // Trades implements strategy.Venue: the recorded tape the strategy has seen,

@@ -160,7 +160,8 @@ func (m *Meta) validate() error {
 	for _, f := range []struct {
 		name string
 		d    decimal.Decimal
-	}{{"tick", m.TickSize}, {"min_size", m.MinOrderSize}, {"payout", m.Payout}} {
+	}{{"tick", m.TickSize}, {"min_size", m.MinOrderSize}, {"payout", m.Payout},
+		{"reward_max_spread", m.RewardMaxSpread}, {"reward_min_size", m.RewardMinSize}, {"reward_daily_rate", m.RewardDailyRate}} {
 		if _, err := checkFixed(f.name, f.d); err != nil {
 			return err
 		}

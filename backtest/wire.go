@@ -31,6 +31,10 @@ type wireLine struct {
 	Resolved bool                  `json:"resolved"`
 	Payout   decimal.Decimal       `json:"payout"`
 
+	RewardMaxSpread decimal.Decimal `json:"reward_max_spread"`
+	RewardMinSize   decimal.Decimal `json:"reward_min_size"`
+	RewardDailyRate decimal.Decimal `json:"reward_daily_rate"`
+
 	// fxBids and fxAsks are the book's levels in Fixed units, set by the
 	// line decoder (not by encoding/json); see Book.fx.
 	fxBids, fxAsks []Level
@@ -77,7 +81,8 @@ func (w *wireLine) event() (Event, error) {
 			Price: w.Price, Size: w.Size, TakerSide: w.Taker})
 	case "meta":
 		m := &Meta{Stamp: st, TokenID: w.Token, Market: w.Market, TickSize: w.Tick,
-			MinOrderSize: w.MinSize, Resolved: w.Resolved, Payout: w.Payout}
+			MinOrderSize: w.MinSize, Resolved: w.Resolved, Payout: w.Payout,
+			RewardMaxSpread: w.RewardMaxSpread, RewardMinSize: w.RewardMinSize, RewardDailyRate: w.RewardDailyRate}
 		if w.EndDate != "" {
 			t, err := parseEndDate(w.EndDate)
 			if err != nil {
@@ -158,6 +163,9 @@ func AppendLine(b []byte, e Event) []byte {
 			b = append(b, `,"resolved":true,"payout":`...)
 			b = appendDecimal(b, m.Payout)
 		}
+		b = appendDecField(b, "reward_max_spread", m.RewardMaxSpread)
+		b = appendDecField(b, "reward_min_size", m.RewardMinSize)
+		b = appendDecField(b, "reward_daily_rate", m.RewardDailyRate)
 	}
 	return append(b, '}', '\n')
 }
