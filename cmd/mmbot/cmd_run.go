@@ -200,8 +200,12 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
-	d.loop, err = strategy.NewLoop(loopConfig(cfg, markets, params, est, d.kill), cp.venue(venue), orderSigner{sgn}, cp.journal(journal{store}),
-		realClock{}, log, d.obs)
+	lc := loopConfig(cfg, markets, params, est, d.kill)
+	if !d.flags.dryRun {
+		lc.Finder = builderFinder{c: d.client, maker: sgn.Maker(), max: 2000}
+	}
+	d.loop, err = strategy.NewLoop(lc, cp.venue(venue), orderSigner{sgn}, cp.journal(journal{store}),
+		exchange.SystemClock{}, log, d.obs)
 	if err != nil {
 		return err
 	}
@@ -348,25 +352,6 @@ func (d *daemon) summary() {
 	fmt.Fprintf(d.e.stdout, "  orders sent %d (refused %d), cancels %d (failed %d), risk rejections %d\n", t.Placed+t.PlaceFailed, t.PlaceFailed,
 		t.Cancelled, t.CancelFailed, t.Rejected)
 	fmt.Fprintf(d.e.stdout, "  429s %d, retries %d, live orders left %d\n", d.obs.got429.Load(), d.obs.retries.Load(), st.LiveOrders)
-}
-
-// realClock is the wall clock.
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) Sleep(ctx context.Context, dur time.Duration) error {
-	if dur <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(dur)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // monotonic reads CLOCK_MONOTONIC, which systemd's RELOADING=1 wants.

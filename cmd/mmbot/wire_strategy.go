@@ -95,7 +95,8 @@ func killConfig(r *configs.Risk) risk.KillConfig {
 // loopConfig builds the loop's fixed configuration.
 func loopConfig(cfg *configs.Config, markets []strategy.Market, p strategy.Params, est strategy.EstimatorParams, kill *risk.KillSwitch) strategy.LoopConfig {
 	return strategy.LoopConfig{Markets: markets, Params: p, Estimators: est, Kill: kill, Cycle: cfg.Strategy.Cycle.Std(),
-		MaxBatch: cfg.Exchange.MaxBatch, MaxBookAge: cfg.Risk.MaxBookAge.Std(), TapeLimit: 200, NotFoundGrace: 30 * time.Second}
+		MaxBatch: cfg.Exchange.MaxBatch, MaxBookAge: cfg.Risk.MaxBookAge.Std(), TapeLimit: 200, NotFoundGrace: 30 * time.Second,
+		Unknown: strategy.UnknownPolicy(cfg.State.UnknownOrders)}
 }
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
