@@ -16,13 +16,21 @@ import (
 // benchRunConfig quotes the test market with two bands a side, 1 s cycles
 // and realistic latencies.
 func benchRunConfig(tb testing.TB) RunConfig {
-	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.01, 0.02}, Sizes: []float64{10, 20}})
+	cfg, err := testRunConfig()
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return cfg
+}
+
+func testRunConfig() (RunConfig, error) {
+	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.01, 0.02}, Sizes: []float64{10, 20}})
+	if err != nil {
+		return RunConfig{}, err
+	}
 	chk, err := risk.NewChecker(risk.Limits{})
 	if err != nil {
-		tb.Fatal(err)
+		return RunConfig{}, err
 	}
 	return RunConfig{
 		Loop: strategy.LoopConfig{Params: strategy.Params{Model: model, Checker: chk}, Cycle: time.Second, TapeLimit: 200,
@@ -30,7 +38,7 @@ func benchRunConfig(tb testing.TB) RunConfig {
 		Replay: ReplayConfig{Markets: []strategy.Market{testMarket()}, Matcher: MatcherConfig{Latency: Latency{
 			Order: Constant(50 * time.Millisecond), Cancel: Constant(50 * time.Millisecond), Data: Constant(20 * time.Millisecond)}}},
 		Log: zerolog.Nop(),
-	}
+	}, nil
 }
 
 // denseBooks is a busy market: 50 book updates a second on each token, 20
