@@ -176,3 +176,51 @@ func TestLoopTotalLimitsSeeThisCyclesOrders(t *testing.T) {
 		t.Fatalf("placed %d orders over two markets with max open total 3", v.placed)
 	}
 }
+
+// cancelOnIntents ends the context right after intents are journaled, as
+// a SIGTERM arriving between the journal write and the send would.
+type cancelOnIntents struct {
+	*memJournal
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnIntents) RecordIntents(in []Intent, now time.Time) error {
+	err := c.memJournal.RecordIntents(in, now)
+	c.cancel()
+	return err
+}
+
+func TestLoopStopBeforeSendFailsIntents(t *testing.T) {
+	ms := []Market{testMarket()}
+	v := newFakeVenue()
+	v.setBook("yes", "0.48", "0.52", lt0)
+	v.setBook("no", "0.48", "0.52", lt0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	j := &cancelOnIntents{memJournal: newMemJournal(), cancel: cancel}
+	model, err := NewBands(BandsParams{Offsets: []float64{0.02}, Sizes: []float64{10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLoop(LoopConfig{Markets: ms, Estimators: DefaultEstimatorParams(),
+		Params: Params{Model: model, Tolerance: Tolerance{PriceTicks: 0, SizeFrac: 0.1}}}, v, &fakeSigner{}, j, clocktest.New(lt0), zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Cycle(ctx)
+	if v.placed != 0 {
+		t.Fatalf("%d orders sent after the stop", v.placed)
+	}
+	if n := j.count(JFailed); n != 2 {
+		t.Fatalf("%d intents marked failed, want the 2 that were never sent", n)
+	}
+	if err := l.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if nf, _ := j.NonFinal(); len(nf) != 0 {
+		t.Fatalf("%d non-final journal orders after shutdown", len(nf))
+	}
+}

@@ -74,10 +74,17 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 
 // sendPlaces sends the journaled intents in batches of MaxBatch. A batch
 // whose call fails leaves its orders "sent": nothing is resent, and the
-// order reads of the next cycles find out what happened (by hash).
+// order reads of the next cycles find out what happened (by hash). Intents
+// not handed to the venue because ctx ended are marked failed: they never
+// left.
 func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, rep *CycleReport) {
 	for start := 0; start < len(intents); start += l.cfg.MaxBatch {
-		if ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			for i := start; i < len(intents); i++ {
+				if lo := l.orders[intents[i].Hash]; lo != nil {
+					l.finalise(lo, Update{Hash: lo.Hash, State: JFailed, Err: "not sent: " + err.Error()}, batch)
+				}
+			}
 			return
 		}
 		chunk := intents[start:min(start+l.cfg.MaxBatch, len(intents))]
