@@ -151,7 +151,7 @@ func runSim(e *env, args []string, ready func(*sim.Exchange, sim.URLs)) error {
 	}
 	defer ex.Close()
 	if rec != nil {
-		rec.metas(ex.Catalog().Markets, ex.Now())
+		rec.start(ex, ex.Now())
 	}
 	var creds []sim.AccountCreds
 	for i := 0; i < f.accounts+len(f.addresses); i++ {

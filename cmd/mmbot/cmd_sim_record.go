@@ -7,7 +7,6 @@ import (
 
 	"github.com/mmbot/mmbot/backtest"
 	"github.com/mmbot/mmbot/exchange/sim"
-	"github.com/mmbot/mmbot/exchange/sim/catalog"
 )
 
 // simRecorder records the simulated exchange's own books and trades
@@ -23,6 +22,7 @@ type simRecorder struct {
 	filter  backtest.BookFilter
 	last    time.Time
 	skipped int
+	started bool // hooks before start are not recorded
 	done    bool
 }
 
@@ -34,8 +34,12 @@ func newSimRecorder(path string) (*simRecorder, error) {
 	return &simRecorder{path: path, w: w, q: backtest.NewAsyncSink(w)}, nil
 }
 
-// metas writes each open market's terms, one meta per token, at time at.
-func (r *simRecorder) metas(markets []catalog.Market, at time.Time) {
+// start begins the recording at time at: each open market's terms (one
+// meta per token, in the market's token order) and its current books, then
+// every change the hooks report. Call it from outside the hooks, with the
+// exchange's clock not running (before Start, or on a manual clock).
+func (r *simRecorder) start(ex *sim.Exchange, at time.Time) {
+	markets := ex.Catalog().Markets
 	for i := range markets {
 		m := &markets[i]
 		if m.Closed {
@@ -46,11 +50,40 @@ func (r *simRecorder) metas(markets []catalog.Market, at time.Time) {
 				TickSize: m.TickSize, MinOrderSize: m.MinOrderSize, EndDate: m.EndDate}))
 		}
 	}
+	for i := range markets {
+		m := &markets[i]
+		if m.Closed {
+			continue
+		}
+		var ev sim.BookEvent
+		ev.Time, ev.Market = at, m.ConditionID
+		ok := true
+		for j, tok := range m.TokenIDs {
+			b, err := ex.Book(tok)
+			if err != nil {
+				ok = false
+				break
+			}
+			ev.Books[j] = b
+		}
+		if ok {
+			r.books(ev)
+		}
+	}
+	r.mu.Lock()
+	r.started = true
+	r.mu.Unlock()
 }
 
 // onBook is the exchange's OnBook hook: the market's two books, each
 // written when it changed.
 func (r *simRecorder) onBook(ev sim.BookEvent) {
+	if r.recording() {
+		r.books(ev)
+	}
+}
+
+func (r *simRecorder) books(ev sim.BookEvent) {
 	for i := range ev.Books {
 		b := &ev.Books[i]
 		bk := &backtest.Book{Stamp: backtest.Stamp{Exchange: ev.Time, Received: ev.Time}, TokenID: b.AssetID, Market: ev.Market,
@@ -66,8 +99,17 @@ func (r *simRecorder) onBook(ev sim.BookEvent) {
 
 // onTrade is the exchange's OnTrade hook.
 func (r *simRecorder) onTrade(ev sim.TradeEvent) {
+	if !r.recording() {
+		return
+	}
 	r.queue(backtest.TradeEvent(&backtest.Trade{Stamp: backtest.Stamp{Exchange: ev.Time, Received: ev.Time}, TokenID: ev.Token,
 		Market: ev.Market, Price: ev.Price, Size: ev.Size, TakerSide: ev.Side}))
+}
+
+func (r *simRecorder) recording() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.started && !r.done
 }
 
 // queue stamps e no earlier than the previous event (the wall clock may
