@@ -220,10 +220,9 @@ func (v *PaperVenue) Trades(ctx context.Context, p exchange.TradesParams) ([]exc
 	if err != nil {
 		return nil, err
 	}
-	if p.TakerOnly == nil || *p.TakerOnly {
-		cp := append([]exchange.Trade(nil), trades...)
+	if p.TakerOnly == nil || *p.TakerOnly { // maker records carry the maker's side
 		v.mu.Lock()
-		v.feedTrades(cp, 0, v.cfg.Now())
+		v.feedTrades(trades, 0, v.cfg.Now())
 		v.mu.Unlock()
 	}
 	return trades, nil
