@@ -27,8 +27,8 @@ type vorder struct {
 	size      Fixed
 	matched   Fixed
 	status    string
-	cancelled bool // a cancel was requested
-	created   time.Time
+	cancelled bool   // a cancel was requested
+	created   string // RFC 3339
 	otype     exchange.OrderType
 }
 
@@ -83,7 +83,8 @@ func (r *Replay) parseItem(it *exchange.PlacementItem) (*vorder, string) {
 	if _, dup := r.orders[id]; dup {
 		return nil, "order already exists: " + id
 	}
-	return &vorder{id: id, tok: tok, side: so.Side, price: price, size: size, status: statusLive, created: r.now, otype: otype}, ""
+	return &vorder{id: id, tok: tok, side: so.Side, price: price, size: size, status: statusLive,
+		created: r.now.UTC().Format(time.RFC3339Nano), otype: otype}, ""
 }
 
 // orderAmounts reads price and size from a signed order's amounts (integer
@@ -162,5 +163,5 @@ func (o *vorder) view() *exchange.Order {
 	}
 	return &exchange.Order{ID: o.id, Status: o.status, Market: o.tok.mk.m.ConditionID, OriginalSize: o.size.Decimal(),
 		Outcome: outcome, Price: o.price.Decimal(), Side: o.side, SizeMatched: o.matched.Decimal(), AssetID: o.tok.id,
-		Type: o.otype, CreatedAt: o.created.UTC().Format(time.RFC3339Nano), AssociateTrades: []string{}}
+		Type: o.otype, CreatedAt: o.created, UpdatedAt: o.created, AssociateTrades: []string{}}
 }

@@ -1,8 +1,403 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
 
-// cmdBacktest is not built yet (issue 7).
-func cmdBacktest(_ *env, _ []string) error {
-	return errors.New("not available yet in this build")
+	"github.com/rs/zerolog"
+	"github.com/shopspring/decimal"
+	"github.com/spf13/pflag"
+
+	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/internal/logging"
+	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+const backtestUsage = `usage: mmbot backtest -c mmbot.toml --data rec.jsonl.gz [--out DIR] [--fill-model queue|conservative|optimistic]
+       [--latency-order 50ms] [--latency-cancel 50ms] [--latency-data 20ms] [--seed N]
+       [--sweep key=v1,v2,...]... [--workers N] [--json]
+
+Replays a recording (docs/data-format.md) through the strategy, risk and
+planner code of mmbot run, against a simulated venue whose fills come from
+a queue-aware fill model with latency (docs/backtesting.md). It prints a
+summary; with --out it also writes summary.txt, series.csv and report.html
+(self-contained, opens offline) into DIR.
+
+The markets are the recording's binary markets (restricted to
+markets.condition_ids when the configuration lists any). Latencies take a
+constant ("50ms"), "uniform:20ms-80ms" or "lognormal:40ms,0.5"; the
+defaults come from the [backtest] section.
+
+--sweep runs the product of the swept values in parallel (--workers), all
+with the same seed, and prints one row per combination (sweep.csv and
+sweep.txt with --out). Sweep keys:
+` + sweepKeysHelp
+
+// backtestFlags are the backtest command's own flags.
+type backtestFlags struct {
+	data      string
+	out       string
+	fillModel string
+	latOrder  string
+	latCancel string
+	latData   string
+	seed      uint64
+	sweeps    []string
+	workers   int
+	json      bool
+}
+
+func cmdBacktest(e *env, args []string) error {
+	fs := pflag.NewFlagSet("backtest", pflag.ContinueOnError)
+	configs.RegisterFlags(fs)
+	var bf backtestFlags
+	fs.StringVar(&bf.data, "data", "", "the recording to replay (`file`)")
+	fs.StringVar(&bf.out, "out", "", "write the reports into this `dir`")
+	fs.StringVar(&bf.fillModel, "fill-model", "", "queue, conservative or optimistic (default: backtest.fill_model)")
+	fs.StringVar(&bf.latOrder, "latency-order", "", "order entry latency `dist` (default: backtest.latency_order)")
+	fs.StringVar(&bf.latCancel, "latency-cancel", "", "cancel latency `dist` (default: backtest.latency_cancel)")
+	fs.StringVar(&bf.latData, "latency-data", "", "market data latency `dist` (default: backtest.latency_data)")
+	fs.Uint64Var(&bf.seed, "seed", 1, "seed of the latency draws and the sampled queue model")
+	fs.StringArrayVar(&bf.sweeps, "sweep", nil, "sweep a parameter: `key=v1,v2,...` (repeatable)")
+	fs.IntVar(&bf.workers, "workers", runtime.GOMAXPROCS(0), "parallel runs of a sweep")
+	fs.BoolVar(&bf.json, "json", false, "print JSON instead of tables")
+	if help, err := parseFlags(e, fs, backtestUsage, args); help || err != nil {
+		return err
+	}
+	if bf.data == "" {
+		return usagef("--data is required")
+	}
+	if bf.workers < 1 {
+		return usagef("--workers must be at least 1")
+	}
+	var params []backtest.SweepParam
+	for _, s := range bf.sweeps {
+		p, err := backtest.ParseSweep(s)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if err := checkSweepKey(p.Key); err != nil {
+			return usagef("%v", err)
+		}
+		params = append(params, p)
+	}
+	combos, err := backtest.Grid(params)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	base, err := newBacktestSetup(e, fs, &bf)
+	if err != nil {
+		return err
+	}
+	// Every combination's configuration is built (and checked) before any
+	// run starts.
+	runs := make([]*backtestRun, len(combos))
+	for i, c := range combos {
+		if runs[i], err = base.forCombo(c); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	st, err := os.Stat(bf.data)
+	if err != nil {
+		return fmt.Errorf("recording: %w", err)
+	}
+	prog := newBtProgress(e.stderr, isTerminal(e.stderr), st.Size()*int64(1+len(runs)))
+	defer prog.stop()
+	scan, err := scanRecording(bf.data, prog)
+	if err != nil {
+		return err
+	}
+	markets, err := pickMarkets(scan, &base.cfg.Markets)
+	if err != nil {
+		return err
+	}
+	for _, n := range scan.Notes {
+		base.log.Warn().Msg(n)
+	}
+	one := func(ctx context.Context, run *backtestRun) (*backtest.Results, error) {
+		return run.replay(ctx, bf.data, markets, prog)
+	}
+	if len(params) == 0 {
+		res, err := one(ctx, runs[0])
+		prog.stop()
+		if err != nil {
+			return err
+		}
+		return writeBacktest(e.stdout, &bf, res)
+	}
+	rows, err := backtest.RunSweep(ctx, combos, bf.workers, func(ctx context.Context, c backtest.Combo) (*backtest.Results, error) {
+		return one(ctx, runs[c.Index])
+	})
+	prog.stop()
+	if err != nil {
+		return err
+	}
+	return writeSweep(e.stdout, &bf, params, rows)
+}
+
+// backtestSetup is what every run of one invocation shares.
+type backtestSetup struct {
+	e        *env
+	flags    *backtestFlags
+	fileSets []string // the config flags to reload the configuration with
+	cfg      *configs.Config
+	log      zerolog.Logger
+}
+
+func newBacktestSetup(e *env, fs *pflag.FlagSet, bf *backtestFlags) (*backtestSetup, error) {
+	s := &backtestSetup{e: e, flags: bf}
+	if f := fs.Lookup(configs.FlagConfig); f != nil && f.Changed {
+		s.fileSets = append(s.fileSets, "--"+configs.FlagConfig, f.Value.String())
+	}
+	sets, _ := fs.GetStringArray(configs.FlagSet)
+	for _, kv := range sets {
+		s.fileSets = append(s.fileSets, "--"+configs.FlagSet, kv)
+	}
+	cfg, err := s.load(nil)
+	if err != nil {
+		return nil, err
+	}
+	s.cfg = cfg
+	// The loop logs every fill at info level: a backtest shows warnings
+	// unless a more verbose level is asked for.
+	level := cfg.Log.Level
+	if level == "info" {
+		level = "warn"
+	}
+	s.log, err = logging.New(logging.Options{Level: level, Format: cfg.Log.Format, Out: e.stderr, IsTerminal: isTerminal(e.stderr)})
+	return s, err
+}
+
+// load reads the configuration with the command's config flags and extra
+// --set values.
+func (s *backtestSetup) load(extra []string) (*configs.Config, error) {
+	fs := pflag.NewFlagSet("backtest config", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	configs.RegisterFlags(fs)
+	args := append([]string(nil), s.fileSets...)
+	for _, kv := range extra {
+		args = append(args, "--"+configs.FlagSet, kv)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, usagef("%v", err)
+	}
+	cfg, err := configs.Load(configs.LoadOptions{Environ: s.e.environ, Flags: fs})
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// backtestRun is one run: its configuration and replay settings.
+type backtestRun struct {
+	setup *backtestSetup
+	combo backtest.Combo
+	cfg   *configs.Config
+	rs    replaySettings
+}
+
+// forCombo builds the configuration of one combination: dotted keys are
+// configuration keys (applied like --set), the short keys of
+// sweepKeysHelp are applied on top.
+func (s *backtestSetup) forCombo(c backtest.Combo) (*backtestRun, error) {
+	var sets []string
+	for i, k := range c.Keys {
+		if strings.Contains(k, ".") {
+			sets = append(sets, k+"="+c.Values[i])
+		}
+	}
+	// A fresh configuration per combination: nothing is shared between
+	// runs.
+	cfg, err := s.load(sets)
+	if err != nil {
+		return nil, fmt.Errorf("sweep %s: %w", c, err)
+	}
+	rs, err := baseReplaySettings(cfg, s.flags)
+	if err != nil {
+		return nil, err
+	}
+	// The model first: what the other keys change depends on it.
+	for _, pass := range []func(string) bool{
+		func(k string) bool { return k == "model" },
+		func(k string) bool { return k != "model" && !strings.Contains(k, ".") },
+	} {
+		for i, k := range c.Keys {
+			if !pass(k) {
+				continue
+			}
+			if err := applySweepKey(cfg, &rs, k, c.Values[i]); err != nil {
+				return nil, usagef("sweep %s=%s: %v", k, c.Values[i], err)
+			}
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sweep %s: %w", c, err)
+	}
+	if _, _, err := strategyParams(cfg); err != nil {
+		return nil, fmt.Errorf("sweep %s: %w", c, err)
+	}
+	return &backtestRun{setup: s, combo: c, cfg: cfg, rs: rs}, nil
+}
+
+// replay runs one backtest of the recording at path.
+func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress) (*backtest.Results, error) {
+	cfg := run.cfg
+	params, est, err := strategyParams(cfg)
+	if err != nil {
+		return nil, err
+	}
+	kill, err := risk.NewKillSwitch(killConfig(&cfg.Risk))
+	if err != nil {
+		return nil, fmt.Errorf("risk: %w", err)
+	}
+	limits := clientLimits(&cfg.Exchange.Limits)
+	lc := loopConfig(cfg, markets, params, est, kill)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("recording: %w", err)
+	}
+	defer f.Close()
+	rd, err := backtest.NewReader(prog.reader(f))
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	defer rd.Close()
+	run.rs.matcher.Seed = run.setup.flags.seed
+	res, err := backtest.Run(ctx, rd, backtest.RunConfig{
+		Loop: lc,
+		Replay: backtest.ReplayConfig{Markets: markets, Matcher: run.rs.matcher, Limits: &limits,
+			ProgressEvery: 4096, OnProgress: prog.events(4096)},
+		Accumulator: backtest.AccumulatorConfig{
+			Run: backtest.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo),
+				Fees: backtest.Fees{MakerBps: decimal.NewFromInt(int64(cfg.Backtest.MakerFeeBps)), TakerBps: decimal.NewFromInt(int64(cfg.Backtest.TakerFeeBps))}},
+			Caps: backtest.RateCaps{Orders10s: limits.PostOrderBurst.Requests, Orders10m: limits.PostOrderSustained.Requests,
+				Cancels10s: limits.DeleteOrderBurst.Requests, Cancels10m: limits.DeleteOrderSustained.Requests},
+		},
+		Log: run.setup.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// scanRecording finds the recording's markets (a first pass over the file).
+func scanRecording(path string, prog *btProgress) (*backtest.MarketScan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("recording: %w", err)
+	}
+	defer f.Close()
+	rd, err := backtest.NewReader(prog.reader(f))
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	defer rd.Close()
+	scan, err := backtest.ScanMarkets(rd)
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	return scan, nil
+}
+
+// pickMarkets keeps the recording's markets that the configuration lists in
+// markets.condition_ids (all of them when it lists none).
+func pickMarkets(scan *backtest.MarketScan, mc *configs.Markets) ([]strategy.Market, error) {
+	if len(scan.Markets) == 0 {
+		return nil, errors.New("the recording holds no binary market with a tick size (see docs/data-format.md)")
+	}
+	if len(mc.ConditionIDs) == 0 {
+		return scan.Markets, nil
+	}
+	var out []strategy.Market
+	for _, want := range mc.ConditionIDs {
+		found := false
+		for _, m := range scan.Markets {
+			if strings.EqualFold(m.ConditionID, want) {
+				out = append(out, m)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("markets.condition_ids: %s is not in the recording", want)
+		}
+	}
+	return out, nil
+}
+
+// writeBacktest prints one run's summary (or JSON) and writes the reports.
+func writeBacktest(w io.Writer, bf *backtestFlags, res *backtest.Results) error {
+	if bf.out != "" {
+		if err := os.MkdirAll(bf.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		if err := backtest.SaveReports(bf.out, res); err != nil {
+			return err
+		}
+	}
+	if bf.json {
+		return backtest.WriteJSON(w, res)
+	}
+	if err := backtest.WriteSummary(w, res); err != nil {
+		return err
+	}
+	if bf.out != "" {
+		fmt.Fprintf(w, "\nreports: %s, %s, %s\n", filepath.Join(bf.out, "summary.txt"), filepath.Join(bf.out, "series.csv"),
+			filepath.Join(bf.out, "report.html"))
+	}
+	return nil
+}
+
+// writeSweep prints the sweep's rows (or JSON) and writes sweep.csv and
+// sweep.txt. It fails when a combination failed.
+func writeSweep(w io.Writer, bf *backtestFlags, params []backtest.SweepParam, rows []backtest.SweepRow) error {
+	keys := make([]string, len(params))
+	for i, p := range params {
+		keys[i] = p.Key
+	}
+	if bf.out != "" {
+		if err := os.MkdirAll(bf.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		err := backtest.WriteFileAtomic(filepath.Join(bf.out, "sweep.csv"), func(w io.Writer) error { return backtest.WriteSweepCSV(w, keys, rows) })
+		if err == nil {
+			err = backtest.WriteFileAtomic(filepath.Join(bf.out, "sweep.txt"), func(w io.Writer) error { return backtest.WriteSweepTable(w, keys, rows) })
+		}
+		if err != nil {
+			return fmt.Errorf("sweep report: %w", err)
+		}
+	}
+	var err error
+	if bf.json {
+		err = backtest.WriteSweepJSON(w, rows)
+	} else {
+		err = backtest.WriteSweepTable(w, keys, rows)
+	}
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range rows {
+		if r.Err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d runs failed", failed, len(rows))
+	}
+	return nil
 }
