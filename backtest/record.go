@@ -23,7 +23,8 @@ type RecordSource interface {
 	Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error)
 }
 
-// RecordMarket is one market to record.
+// RecordMarket is one market to record: its terms go into the Meta events
+// written at the start.
 type RecordMarket struct {
 	ConditionID string
 	// Tokens by outcome index (the data API's "<condition_id>:<index>").
@@ -31,6 +32,8 @@ type RecordMarket struct {
 	Tick    decimal.Decimal
 	MinSize decimal.Decimal
 	EndDate time.Time // zero when unknown
+	// Rewards are the liquidity-reward terms (zero: none known).
+	Rewards strategy.RewardTerms
 }
 
 // RecorderConfig configures a Recorder.
@@ -66,7 +69,7 @@ type RecordStats struct {
 
 // Recorder polls the books and trades of a set of markets and writes the
 // changes to an EventSink: first one Meta per token (tick, minimum size, end
-// date), then, each poll, the trades printed since the previous poll
+// date, reward terms), then, each poll, the trades printed since the previous poll
 // (deduplicated; trades before the start are not recorded) and the books
 // that changed. Every event carries the exchange's timestamp and the local
 // receive time, which orders the recording.
@@ -156,7 +159,8 @@ func (r *Recorder) Run(ctx context.Context) error {
 		for _, tok := range m.Tokens {
 			r.ticks[tok] = m.Tick
 			meta := &Meta{Stamp: Stamp{Received: start}, TokenID: tok, Market: m.ConditionID, TickSize: m.Tick,
-				MinOrderSize: m.MinSize, EndDate: m.EndDate}
+				MinOrderSize: m.MinSize, EndDate: m.EndDate, RewardMaxSpread: m.Rewards.MaxSpread,
+				RewardMinSize: m.Rewards.MinSize, RewardDailyRate: m.Rewards.DailyRate}
 			if err := r.write(MetaEvent(meta)); err != nil {
 				return err
 			}

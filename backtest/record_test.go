@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // recSink collects events; it can be told to fail.
@@ -60,7 +61,8 @@ func newRecSetup(t *testing.T, mut func(*RecorderConfig)) (*Recorder, *paperFake
 	sink := &recSink{}
 	cfg := RecorderConfig{
 		Markets: []RecordMarket{
-			{ConditionID: pMkt, Tokens: [2]string{pYes, pNo}, Tick: dec("0.01"), MinSize: dec("5"), EndDate: t0.Add(48 * time.Hour)},
+			{ConditionID: pMkt, Tokens: [2]string{pYes, pNo}, Tick: dec("0.01"), MinSize: dec("5"), EndDate: t0.Add(48 * time.Hour),
+				Rewards: strategy.RewardTerms{MaxSpread: dec("3"), MinSize: dec("20"), DailyRate: dec("100")}},
 			{ConditionID: rMkt2, Tokens: [2]string{"333", "444"}, Tick: dec("0.001"), MinSize: dec("5")},
 		},
 		Clock: clk,
@@ -139,7 +141,8 @@ func TestRecorderWritesChanges(t *testing.T) {
 		last = e.Time()
 	}
 	m := sink.events[0].Meta
-	if !m.TickSize.Equal(dec("0.01")) || !m.MinOrderSize.Equal(dec("5")) || !m.EndDate.Equal(t0.Add(48*time.Hour)) || m.Market != pMkt || !m.Received.Equal(t0) {
+	if !m.TickSize.Equal(dec("0.01")) || !m.MinOrderSize.Equal(dec("5")) || !m.EndDate.Equal(t0.Add(48*time.Hour)) || m.Market != pMkt || !m.Received.Equal(t0) ||
+		!m.RewardMaxSpread.Equal(dec("3")) || !m.RewardMinSize.Equal(dec("20")) || !m.RewardDailyRate.Equal(dec("100")) {
 		t.Errorf("meta %+v", m)
 	}
 	b := sink.events[4].Book

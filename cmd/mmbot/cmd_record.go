@@ -133,7 +133,8 @@ func cmdRecord(e *env, args []string) error {
 // YES, NO order, which is the exchange's outcome order unless a market
 // lists NO first (as the loop assumes too).
 func recordMarket(m strategy.Market) backtest.RecordMarket {
-	return backtest.RecordMarket{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, EndDate: m.EndDate}
+	return backtest.RecordMarket{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, EndDate: m.EndDate,
+		Rewards: m.Rewards}
 }
 
 // progressLine describes the recording so far.

@@ -35,9 +35,10 @@ func newSimRecorder(path string) (*simRecorder, error) {
 }
 
 // start begins the recording at time at: each open market's terms (one
-// meta per token, in the market's token order) and its current books, then
-// every change the hooks report. Call it from outside the hooks, with the
-// exchange's clock not running (before Start, or on a manual clock).
+// meta per token, in the market's token order, with the reward terms) and
+// its current books, then every change the hooks report. Call it from
+// outside the hooks, with the exchange's clock not running (before Start, or
+// on a manual clock).
 func (r *simRecorder) start(ex *sim.Exchange, at time.Time) {
 	markets := ex.Catalog().Markets
 	for i := range markets {
@@ -47,7 +48,8 @@ func (r *simRecorder) start(ex *sim.Exchange, at time.Time) {
 		}
 		for _, tok := range m.TokenIDs {
 			r.queue(backtest.MetaEvent(&backtest.Meta{Stamp: backtest.Stamp{Received: at}, TokenID: tok, Market: m.ConditionID,
-				TickSize: m.TickSize, MinOrderSize: m.MinOrderSize, EndDate: m.EndDate}))
+				TickSize: m.TickSize, MinOrderSize: m.MinOrderSize, EndDate: m.EndDate, RewardMaxSpread: m.Rewards.MaxSpread,
+				RewardMinSize: m.Rewards.MinSize, RewardDailyRate: m.Rewards.DailyRate}))
 		}
 	}
 	for i := range markets {
