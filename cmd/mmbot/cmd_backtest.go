@@ -187,7 +187,10 @@ func (s *backtestSetup) load(extra []string) (*configs.Config, error) {
 	fs := pflag.NewFlagSet("backtest config", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	configs.RegisterFlags(fs)
-	args := append([]string(nil), s.fileSets...)
+	// A backtest reaches no exchange: the [exchange] URLs must not be
+	// required, which the embedded simulator's flag says (it starts
+	// nothing here). It goes first, so the user's --set values win.
+	args := append([]string{"--" + configs.FlagSet, "exchange.embedded_sim=true"}, s.fileSets...)
 	for _, kv := range extra {
 		args = append(args, "--"+configs.FlagSet, kv)
 	}
