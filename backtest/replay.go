@@ -47,9 +47,10 @@ var ErrEmptyRecording = errors.New("backtest: the recording holds no event")
 
 // Defaults of ReplayConfig.
 const (
-	DefaultTapeSize      = 64      // trades kept per market for the data API tape (the loop keeps 64)
-	DefaultProgressEvery = 1 << 16 // events between progress callbacks
-	finalOrdersKept      = 4096    // final orders still answered by Order
+	DefaultTapeSize      = 64              // trades kept per market for the data API tape (the loop keeps 64)
+	DefaultProgressEvery = 1 << 16         // events between progress callbacks
+	finalOrdersKept      = 4096            // at most this many final orders are still answered by Order
+	finalOrdersFor       = 2 * time.Minute // for at least this long after they became final
 )
 
 // ReplayConfig configures a Replay.
@@ -123,14 +124,20 @@ type Replay struct {
 	dataMax time.Duration
 	drng    *rand.Rand
 
-	orders map[string]*vorder
-	finals []string // ring of final order ids still answered by Order
-	finalN int
+	orders    map[string]*vorder
+	finals    []finalOrder // final orders still answered by Order, oldest first
+	finalHead int
 
 	buckets    rateBuckets
 	nextReward time.Time
 	rewardBuf  []OrderState
 	restBuf    []OrderState
+}
+
+// finalOrder is an order that became final at a time.
+type finalOrder struct {
+	id string
+	at time.Time
 }
 
 // replayMarket is one quoted market: its terms, its two tokens and the tape
@@ -203,7 +210,7 @@ func NewReplay(src Source, cfg ReplayConfig, acc *Accumulator) (*Replay, error) 
 		limits = *cfg.Limits
 	}
 	r := &Replay{cfg: cfg, src: src, acc: acc, byCond: map[string]*replayMarket{}, tokens: map[string]*replayToken{},
-		orders: map[string]*vorder{}, finals: make([]string, finalOrdersKept), dataMax: maxDelay(cfg.Matcher.Latency.Data)}
+		orders: map[string]*vorder{}, dataMax: maxDelay(cfg.Matcher.Latency.Data)}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte("data latency"))
 	r.drng = rand.New(rand.NewPCG(cfg.Matcher.Seed, h.Sum64()))

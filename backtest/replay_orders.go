@@ -126,16 +126,24 @@ func (r *Replay) finish(o *vorder, st string) {
 		}
 	}
 	r.quote(tok)
-	// Keep the record for a while so that reads after the fact answer;
-	// forget the oldest final one.
-	slot := r.finalN % len(r.finals)
-	if old := r.finals[slot]; old != "" {
-		if fo := r.orders[old]; fo != nil && fo.status != statusLive {
-			delete(r.orders, old)
+	// Keep the record for a while so that reads after the fact answer
+	// (the loop reads a cancelled or filled order back within a cycle or
+	// two); forget the final orders that are old enough, or too many.
+	r.finals = append(r.finals, finalOrder{id: o.id, at: r.now})
+	for r.finalHead < len(r.finals) {
+		f := r.finals[r.finalHead]
+		if len(r.finals)-r.finalHead <= finalOrdersKept && r.now.Sub(f.at) < finalOrdersFor {
+			break
 		}
+		delete(r.orders, f.id)
+		r.finals[r.finalHead] = finalOrder{}
+		r.finalHead++
 	}
-	r.finals[slot] = o.id
-	r.finalN++
+	if r.finalHead > 1024 && r.finalHead*2 > len(r.finals) {
+		n := copy(r.finals, r.finals[r.finalHead:])
+		clear(r.finals[n:])
+		r.finals, r.finalHead = r.finals[:n], 0
+	}
 }
 
 // quote reports tok's current quotes (our best live buy and sell prices,

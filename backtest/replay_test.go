@@ -433,3 +433,34 @@ func TestReplayBooksShowOwnOrders(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayForgetsOldFinalOrders(t *testing.T) {
+	evs := append(twoBooks(t), bookAt(t, 600_000, tokY, []string{"0.48:100"}, []string{"0.52:100"}))
+	r, _ := newTestReplay(t, evs, Latency{})
+	ctx := context.Background()
+	var s Signer
+	a, idA := item(t, &s, tokY, exchange.Buy, "0.41", "10")
+	b, idB := item(t, &s, tokY, exchange.Buy, "0.42", "10")
+	place(t, r, a, b)
+	if _, err := r.CancelOrder(ctx, idA); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Sleep(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if o := orderOf(t, r, idA); o.Status != exchange.StatusCanceled {
+		t.Fatalf("a minute after its cancel: %s", o.Status)
+	}
+	if err := r.Sleep(ctx, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.CancelOrder(ctx, idB); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Order(ctx, idA); !errors.Is(err, exchange.ErrNotFound) {
+		t.Errorf("three minutes after its cancel the order is still kept: %v", err)
+	}
+	if o := orderOf(t, r, idB); o.Status != exchange.StatusCanceled {
+		t.Errorf("the order just cancelled: %s", o.Status)
+	}
+}
