@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -427,6 +428,31 @@ func (p *daemonProc) linesWith(msg string) []logLine {
 		}
 	}
 	return out
+}
+
+// messageCounts summarises the log: how many lines carry each message,
+// most frequent first.
+func (p *daemonProc) messageCounts() string {
+	p.mu.Lock()
+	n := map[string]int{}
+	for _, l := range p.lines {
+		n[l.msg()]++
+	}
+	p.mu.Unlock()
+	type mc struct {
+		m string
+		c int
+	}
+	var all []mc
+	for m, c := range n {
+		all = append(all, mc{m, c})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].c > all[j].c || all[i].c == all[j].c && all[i].m < all[j].m })
+	var b strings.Builder
+	for _, x := range all {
+		fmt.Fprintf(&b, "%6d  %s\n", x.c, x.m)
+	}
+	return b.String()
 }
 
 // tail returns the last n raw log lines.
