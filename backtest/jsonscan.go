@@ -126,14 +126,14 @@ func (s *scanner) rawString() ([]byte, bool, error) {
 	}
 	s.i++
 	start := s.i
-	slow := false
+	slow, ascii := false, true
 	for s.i < len(s.b) {
 		c := s.b[s.i]
 		switch {
 		case c == '"':
 			raw := s.b[start:s.i]
 			s.i++
-			if slow || !utf8.Valid(raw) {
+			if slow || !ascii && !utf8.Valid(raw) {
 				return raw, true, nil
 			}
 			return raw, false, nil
@@ -143,6 +143,7 @@ func (s *scanner) rawString() ([]byte, bool, error) {
 		case c < 0x20:
 			return nil, false, s.fail("control character in string")
 		default:
+			ascii = ascii && c < utf8.RuneSelf
 			s.i++
 		}
 	}

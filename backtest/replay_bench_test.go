@@ -113,3 +113,26 @@ func BenchmarkReplayFile(b *testing.B) {
 		b.ReportMetric(float64(st.Size())/float64(n), "file-bytes/event")
 	}
 }
+
+// BenchmarkReplayFilePrefetch is BenchmarkReplayFile with the decoding on
+// its own goroutine (Prefetch).
+func BenchmarkReplayFilePrefetch(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rec.jsonl.gz")
+	n := writeSynth(b, path, denseBooks(5*time.Minute))
+	cfg := benchRunConfig(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := Prefetch(r, 0, 0)
+		if _, err := Run(context.Background(), p, cfg); err != nil {
+			b.Fatal(err)
+		}
+		p.Close()
+		_ = r.Close()
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
+}

@@ -278,8 +278,11 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	defer rd.Close()
+	// Decoding (gzip, JSON) runs ahead on its own goroutine.
+	src := backtest.Prefetch(rd, 0, 0)
+	defer src.Close()
 	run.rs.matcher.Seed = run.setup.flags.seed
-	res, err := backtest.Run(ctx, rd, backtest.RunConfig{
+	res, err := backtest.Run(ctx, src, backtest.RunConfig{
 		Loop: lc,
 		Replay: backtest.ReplayConfig{Markets: markets, Matcher: run.rs.matcher, Limits: &limits,
 			ProgressEvery: 4096, OnProgress: prog.events(4096)},
