@@ -114,6 +114,14 @@ func TestLoopCancelBooksFillSinceLastRead(t *testing.T) {
 	if n := j.count(JCanceled); n != 2 {
 		t.Fatalf("%d orders cancelled in the journal, want 2", n)
 	}
+	if v.placed != 2 {
+		t.Fatalf("%d orders placed in the cycle that found an unplanned fill, want none", v.placed-2)
+	}
+	move(v.fakeVenue, clock, ms, "0.58", "0.62")
+	mustCycle(t, l)
+	if v.placed != 4 {
+		t.Fatalf("placed %d in all, want 4 once the market is planned again", v.placed)
+	}
 }
 
 func TestLoopUnconfirmedCancelHoldsMarketPlaces(t *testing.T) {

@@ -14,7 +14,8 @@ import (
 // order stays tracked and the next read settles it. An order the exchange
 // no longer has is read again (it may have filled); a failed call is
 // counted against the kill switch. It returns the markets with a cancel
-// that was not confirmed (nil when every cancel was).
+// that was not confirmed, or that found a fill the plan did not know of
+// (nil when there is none).
 func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Batch, rep *CycleReport) map[int]bool {
 	var unconfirmed map[int]bool
 	miss := func(lo *liveOrder) {
@@ -54,6 +55,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 			}
 			if eo.SizeMatched.GreaterThan(lo.SizeMatched) {
 				l.fill(lo, eo.SizeMatched, l.clock.Now(), batch, rep)
+				miss(lo) // the plan took this order's whole size as gone: plan again
 			}
 			st := JCanceled
 			if lo.SizeMatched.GreaterThanOrEqual(lo.Size) {
