@@ -15,8 +15,8 @@ import (
 )
 
 // Cycle runs one cycle of DESIGN.md §3: read books and the tape, update
-// fills, plan every market within the shared rate budget, sign and journal,
-// cancel, place, record.
+// fills, plan every market within the shared rate budget, cancel, sign and
+// journal (only markets whose cancels were confirmed), place, record.
 func (l *Loop) Cycle(ctx context.Context) error {
 	start := l.clock.Now()
 	l.applyPending()
