@@ -29,17 +29,22 @@ func (j journal) RecordIntents(in []strategy.Intent, now time.Time) error {
 	})
 }
 
+// Apply writes one batch in one transaction. Each order is decoded and
+// encoded once per change: an intent moves straight to the state the
+// exchange answered (Intent → Live is a legal transition), and only the
+// intents handed over without an answer are marked sent.
 func (j journal) Apply(b *strategy.Batch) error {
+	answered := make(map[string]bool, len(b.Updates))
+	for i := range b.Updates {
+		answered[b.Updates[i].Hash] = true
+	}
 	return j.st.Update(func(tx *state.Tx) error {
 		for _, h := range b.Sent {
-			o, err := tx.Order(h)
-			if err != nil {
-				return err
+			if answered[h] {
+				continue
 			}
-			if o.State == state.Intent {
-				if err := tx.MarkSent(h, b.Now); err != nil {
-					return err
-				}
+			if err := tx.MarkSent(h, b.Now); err != nil {
+				return err
 			}
 		}
 		for _, f := range b.Fills {
@@ -49,21 +54,16 @@ func (j journal) Apply(b *strategy.Batch) error {
 			}
 		}
 		for _, u := range b.Updates {
-			o, err := tx.Order(u.Hash)
-			if err != nil {
-				return err
+			err := tx.ApplyResult(u.Hash, u.ExchangeID, state.OrderState(u.State), u.SizeMatched, u.Err, b.Now)
+			if err == nil {
+				continue
 			}
-			if o.State == state.Intent && state.OrderState(u.State) != state.Failed {
-				if err := tx.MarkSent(u.Hash, b.Now); err != nil {
-					return err
-				}
-			}
-			if err := tx.ApplyResult(u.Hash, u.ExchangeID, state.OrderState(u.State), u.SizeMatched, u.Err, b.Now); err != nil {
-				if errors.Is(err, state.ErrIllegalTransition) && o.State.Final() {
+			if errors.Is(err, state.ErrIllegalTransition) {
+				if o, gerr := tx.Order(u.Hash); gerr == nil && o.State.Final() {
 					continue // already final: a late duplicate answer
 				}
-				return err
 			}
+			return err
 		}
 		return nil
 	})
