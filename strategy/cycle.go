@@ -254,8 +254,9 @@ func (l *Loop) markFunc() func(string) (decimal.Decimal, bool) {
 // refresh rebuilds every market's snapshot (books, positions, our open
 // orders) and fair value for this cycle.
 func (l *Loop) refresh(now time.Time) {
+	byMarket := l.openByMarket()
 	for i, mr := range l.markets {
-		open := l.openOf(i)
+		open := byMarket[i]
 		mr.open = open
 		s := &mr.snap
 		*s = Snapshot{
@@ -273,15 +274,18 @@ func (l *Loop) refresh(now time.Time) {
 	}
 }
 
-// openOf lists the market's open orders (Sent ones too: they may be live).
-func (l *Loop) openOf(idx int) []*liveOrder {
-	var out []*liveOrder
+// openByMarket lists each market's open orders (Sent ones too: they may be
+// live), sorted by hash, in one pass over the tracked orders.
+func (l *Loop) openByMarket() [][]*liveOrder {
+	out := make([][]*liveOrder, len(l.markets))
 	for _, lo := range l.orders {
-		if lo.market == idx && !lo.State.Final() && lo.State != JIntent {
-			out = append(out, lo)
+		if lo.market >= 0 && !lo.State.Final() && lo.State != JIntent {
+			out[lo.market] = append(out[lo.market], lo)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Hash < out[j].Hash })
+	for _, o := range out {
+		sort.Slice(o, func(i, j int) bool { return o[i].Hash < o[j].Hash })
+	}
 	return out
 }
 

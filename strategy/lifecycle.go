@@ -105,14 +105,17 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 func (l *Loop) finish(rep *CycleReport) {
 	now := l.clock.Now()
 	st := Status{Time: now, LiveOrders: len(l.orders)}
+	byMarket := make([][]*liveOrder, len(l.markets))
+	for _, lo := range l.orders {
+		if lo.market >= 0 {
+			byMarket[lo.market] = append(byMarket[lo.market], lo)
+		}
+	}
 	for i, mr := range l.markets {
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
 			Position: mr.snap.Position, Stopped: mr.stopped, Stale: mr.stale}
 		ms.Position = [2]decimal.Decimal{l.pos[mr.m.TokenIDs[Yes]], l.pos[mr.m.TokenIDs[No]]}
-		for _, lo := range l.orders {
-			if lo.market != i {
-				continue
-			}
+		for _, lo := range byMarket[i] {
 			ms.Open++
 			p, isBid := yesSpaceOf(lo)
 			if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
