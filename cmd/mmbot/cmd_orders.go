@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mmbot/mmbot/configs"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -13,15 +14,15 @@ import (
 	"github.com/mmbot/mmbot/state"
 )
 
-const ordersUsage = `usage: mmbot orders --state PATH [--all | --state-filter STATES] [--json]
+const ordersUsage = `usage: mmbot orders (--state PATH | -c mmbot.toml) [--all | --state-filter STATES] [--json]
 
 Lists the orders in the state journal, oldest first: by default the open
 ones (intent, sent, live, partially_filled). The journal is opened read-only
 and never modified; while the daemon runs (and holds the file's lock) the
 listing comes from a consistent copy of its last commit.
 
--c/--config is accepted but not read yet: finding state.path in the config
-arrives with the daemon's wiring. Pass --state.`
+With -c the journal is the config's state.path (environment overrides
+apply); --state names it directly and wins.`
 
 // ordersLockTimeout bounds how long mmbot orders tries to get a consistent
 // view of a journal that the daemon is writing.
@@ -40,7 +41,7 @@ func runOrders(e *env, args []string, now time.Time) error {
 		all, asJSON           bool
 		filter                []string
 	)
-	fs.StringVarP(&configPath, "config", "c", "", "TOML config `file` (not read yet; use --state)")
+	fs.StringVarP(&configPath, "config", "c", "", "TOML config `file` whose state.path is the journal")
 	fs.StringVar(&statePath, "state", "", "state journal `path`")
 	fs.BoolVar(&all, "all", false, "list every order, final ones included")
 	fs.BoolVar(&asJSON, "json", false, "print a JSON array of the full records")
@@ -49,10 +50,14 @@ func runOrders(e *env, args []string, now time.Time) error {
 		return err
 	}
 	if statePath == "" {
-		if configPath != "" {
-			return usagef("reading state.path from --config is not available yet; pass --state PATH")
+		if configPath == "" {
+			return usagef("--state PATH or -c CONFIG is required")
 		}
-		return usagef("--state PATH is required")
+		cfg, err := configs.Load(configs.LoadOptions{File: configPath, Environ: e.environ})
+		if err != nil {
+			return fmt.Errorf("configuration: %w", err)
+		}
+		statePath = cfg.State.Path
 	}
 	var f state.OrderFilter
 	switch {

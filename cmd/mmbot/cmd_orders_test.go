@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,8 +205,8 @@ func TestOrdersErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no state", nil, 2, "--state PATH is required"},
-		{"config only", []string{"-c", "mmbot.toml"}, 2, "not available yet"},
+		{"no state", nil, 2, "--state PATH or -c CONFIG is required"},
+		{"missing config", []string{"-c", filepath.Join(t.TempDir(), "nope.toml")}, 1, "configuration"},
 		{"bad filter", []string{"--state", path, "--state-filter", "live,matched"}, 2, `unknown state "matched"`},
 		{"all and filter", []string{"--state", path, "--all", "--state-filter", "live"}, 2, "exclude each other"},
 		{"extra argument", []string{"--state", path, "live"}, 2, "unexpected arguments"},
@@ -274,5 +276,23 @@ func TestOrdersShortIDAndAge(t *testing.T) {
 		if got := ordersAge(c.d); got != c.want {
 			t.Errorf("ordersAge(%v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// -c reads the journal's path from the config's state.path.
+func TestOrdersFromConfig(t *testing.T) {
+	path, w := ordersJournal(t)
+	_ = w.Close()
+	cfg := filepath.Join(t.TempDir(), "mmbot.toml")
+	if err := os.WriteFile(cfg, []byte("[exchange]\nembedded_sim = true\n[state]\npath = "+strconv.Quote(path)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, viaConfig, errOut := runOrdersCmd(t, "-c", cfg, "--all")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, viaState, _ := runOrdersCmd(t, "--state", path, "--all")
+	if viaConfig != viaState || viaConfig == "" {
+		t.Fatalf("-c listing differs from --state listing:\n%s\n---\n%s", viaConfig, viaState)
 	}
 }
