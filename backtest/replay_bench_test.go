@@ -136,3 +136,26 @@ func BenchmarkReplayFilePrefetch(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkReplaySparse is a quiet market (5 book updates a second per
+// token, 10 levels, one trade a second): the loop's cycle (one a simulated
+// second) dominates, so it reports the cost per simulated second too.
+func BenchmarkReplaySparse(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rec.jsonl.gz")
+	const d = 20 * time.Minute
+	writeSynth(b, path, synthConfig{Seed: 1, Duration: d, Books: 5, Levels: 10, Trades: 1, Informed: 0.3, Vol: 0.5})
+	_, evs, err := readAllEvents(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := benchRunConfig(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(context.Background(), &SliceSource{Events: evs}, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(evs)*b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/d.Seconds(), "ns/sim-second")
+}
