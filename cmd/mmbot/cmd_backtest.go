@@ -95,7 +95,8 @@ func cmdBacktest(e *env, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	base, err := newBacktestSetup(e, fs, &bf)
+	stderr := &lockedWriter{w: e.stderr}
+	base, err := newBacktestSetup(e, stderr, fs, &bf)
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func cmdBacktest(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("recording: %w", err)
 	}
-	prog := newBtProgress(e.stderr, isTerminal(e.stderr), st.Size()*int64(1+len(runs)))
+	prog := newBtProgress(stderr, isTerminal(e.stderr), st.Size()*int64(1+len(runs)))
 	defer prog.stop()
 	scan, err := scanRecording(bf.data, prog)
 	if err != nil {
@@ -157,7 +158,7 @@ type backtestSetup struct {
 	log      zerolog.Logger
 }
 
-func newBacktestSetup(e *env, fs *pflag.FlagSet, bf *backtestFlags) (*backtestSetup, error) {
+func newBacktestSetup(e *env, stderr io.Writer, fs *pflag.FlagSet, bf *backtestFlags) (*backtestSetup, error) {
 	s := &backtestSetup{e: e, flags: bf}
 	if f := fs.Lookup(configs.FlagConfig); f != nil && f.Changed {
 		s.fileSets = append(s.fileSets, "--"+configs.FlagConfig, f.Value.String())
@@ -177,7 +178,7 @@ func newBacktestSetup(e *env, fs *pflag.FlagSet, bf *backtestFlags) (*backtestSe
 	if level == "info" {
 		level = "warn"
 	}
-	s.log, err = logging.New(logging.Options{Level: level, Format: cfg.Log.Format, Out: e.stderr, IsTerminal: isTerminal(e.stderr)})
+	s.log, err = logging.New(logging.Options{Level: level, Format: cfg.Log.Format, Out: stderr, IsTerminal: isTerminal(e.stderr)})
 	return s, err
 }
 

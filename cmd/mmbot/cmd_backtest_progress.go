@@ -129,6 +129,19 @@ func count(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
+// lockedWriter serialises writes: the runs of a sweep log from several
+// goroutines, and the progress reports from another.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
 // countingReader adds the bytes read through it to n.
 type countingReader struct {
 	r io.Reader
