@@ -47,12 +47,12 @@ func (p *btProgress) loop(every time.Duration) {
 		select {
 		case <-p.quit:
 			if drawn {
-				fmt.Fprintf(p.w, "\r%s\n", p.line())
+				fmt.Fprintf(p.w, "\r%s\x1b[K\n", p.line())
 			}
 			return
 		case <-t.C:
 			if p.terminal {
-				fmt.Fprintf(p.w, "\r%s", p.line())
+				fmt.Fprintf(p.w, "\r%s\x1b[K", p.line())
 				drawn = true
 			} else {
 				fmt.Fprintf(p.w, "backtest: %s\n", p.line())
