@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/mmbot/mmbot/backtest"
+)
+
+// writeBacktest prints one run's summary (or JSON) and writes the reports.
+func writeBacktest(w io.Writer, bf *backtestFlags, res *backtest.Results) error {
+	if bf.out != "" {
+		if err := os.MkdirAll(bf.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		if err := backtest.SaveReports(bf.out, res); err != nil {
+			return err
+		}
+	}
+	if bf.json {
+		return backtest.WriteJSON(w, res)
+	}
+	if err := backtest.WriteSummary(w, res); err != nil {
+		return err
+	}
+	if bf.out != "" {
+		fmt.Fprintf(w, "\nreports: %s, %s, %s\n", filepath.Join(bf.out, "summary.txt"), filepath.Join(bf.out, "series.csv"),
+			filepath.Join(bf.out, "report.html"))
+	}
+	return nil
+}
+
+// writeSweep prints the sweep's rows (or JSON) and writes sweep.csv and
+// sweep.txt. It fails when a combination failed.
+func writeSweep(w io.Writer, bf *backtestFlags, params []backtest.SweepParam, rows []backtest.SweepRow) error {
+	keys := make([]string, len(params))
+	for i, p := range params {
+		keys[i] = p.Key
+	}
+	if bf.out != "" {
+		if err := os.MkdirAll(bf.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		err := backtest.WriteFileAtomic(filepath.Join(bf.out, "sweep.csv"), func(w io.Writer) error { return backtest.WriteSweepCSV(w, keys, rows) })
+		if err == nil {
+			err = backtest.WriteFileAtomic(filepath.Join(bf.out, "sweep.txt"), func(w io.Writer) error { return backtest.WriteSweepTable(w, keys, rows) })
+		}
+		if err != nil {
+			return fmt.Errorf("sweep report: %w", err)
+		}
+	}
+	var err error
+	if bf.json {
+		err = backtest.WriteSweepJSON(w, rows)
+	} else {
+		err = backtest.WriteSweepTable(w, keys, rows)
+	}
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range rows {
+		if r.Err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d runs failed", failed, len(rows))
+	}
+	return nil
+}
