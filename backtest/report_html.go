@@ -18,6 +18,7 @@ var reportHTML string
 
 type htmlToken struct {
 	ID            string
+	Label         string
 	Rows          [][2]string
 	PricePlot     template.HTML
 	InventoryPlot template.HTML
@@ -79,7 +80,7 @@ func WriteHTML(w io.Writer, r *Results) error {
 }
 
 func tokenSection(r *Results, tok *TokenSummary) htmlToken {
-	h := htmlToken{ID: tok.TokenID, Rows: [][2]string{
+	h := htmlToken{ID: tok.TokenID, Label: r.Run.Label(tok.TokenID), Rows: [][2]string{
 		{"PnL", money(tok.PnL)},
 		{"from spread", money(tok.SpreadPnL)},
 		{"fills", fmt.Sprintf("%d (%d taker)", tok.Fills, tok.TakerFills)},

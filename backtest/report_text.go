@@ -108,8 +108,16 @@ func WriteSummary(w io.Writer, r *Results) error {
 	}
 	p("\ntoken\tposition\tmax |pos|\tmean |pos|\tmark\tPnL\tspread\tfills\tresolved\n")
 	for _, t := range r.Tokens {
-		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%v\n", t.TokenID, money(t.Position), money(t.MaxAbsPos),
+		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%v\n", textLabel(r.Run.Label(t.TokenID)), money(t.Position), money(t.MaxAbsPos),
 			num(t.MeanAbsPos, 2), money(t.LastMid), money(t.PnL), money(t.SpreadPnL), t.Fills, t.Resolved)
 	}
 	return tw.Flush()
+}
+
+// textLabel keeps a token's label to one table column's width.
+func textLabel(s string) string {
+	if r := []rune(s); len(r) > 48 {
+		return string(r[:20]) + "…" + string(r[len(r)-27:])
+	}
+	return s
 }

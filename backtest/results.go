@@ -18,6 +18,9 @@ type RunInfo struct {
 	Latency  Latency
 	Fees     Fees
 	Seed     uint64
+	// Labels names tokens for people (e.g. "will-x-happen YES"); reports
+	// fall back to the token id. The CSV always carries the id.
+	Labels map[string]string
 }
 
 // Results is the outcome of a run, produced by Accumulator.Finish. Every
@@ -141,4 +144,12 @@ type FillRecord struct {
 	Taker   bool
 	Reason  FillReason
 	Mid     decimal.Decimal // at the fill; zero when unknown
+}
+
+// Label returns the token's label, or its id when it has none.
+func (r RunInfo) Label(token string) string {
+	if l, ok := r.Labels[token]; ok && l != "" {
+		return l
+	}
+	return token
 }

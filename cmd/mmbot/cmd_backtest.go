@@ -1,6 +1,7 @@
 package main
 
 import (
+	"time"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +55,7 @@ type backtestFlags struct {
 	sweeps    []string
 	workers   int
 	json      bool
+	interval  time.Duration // sampling interval of the series; 0 chooses from the recording's span
 }
 
 func cmdBacktest(e *env, args []string) error {
@@ -69,6 +71,7 @@ func cmdBacktest(e *env, args []string) error {
 	fs.Uint64Var(&bf.seed, "seed", 1, "seed of the latency draws and the sampled queue model")
 	fs.StringArrayVar(&bf.sweeps, "sweep", nil, "sweep a parameter: `key=v1,v2,...` (repeatable)")
 	fs.IntVar(&bf.workers, "workers", runtime.GOMAXPROCS(0), "parallel runs of a sweep")
+	fs.DurationVar(&bf.interval, "interval", 0, "sampling interval of the series, the plots and Sharpe/Sortino (default: from the recording's span, 1s to 1m)")
 	fs.BoolVar(&bf.json, "json", false, "print JSON instead of tables")
 	if help, err := parseFlags(e, fs, backtestUsage, args); help || err != nil {
 		return err
@@ -127,8 +130,15 @@ func cmdBacktest(e *env, args []string) error {
 	for _, n := range scan.Notes {
 		base.log.Warn().Msg(n)
 	}
+	if bf.interval < 0 {
+		return usagef("--interval must not be negative")
+	}
+	if bf.interval == 0 {
+		bf.interval = sampleInterval(scan.End.Sub(scan.Start))
+	}
+	labels := tokenLabels(markets)
 	one := func(ctx context.Context, run *backtestRun) (*backtest.Results, error) {
-		return run.replay(ctx, bf.data, markets, prog)
+		return run.replay(ctx, bf.data, markets, prog, bf.interval, labels)
 	}
 	if len(params) == 0 {
 		res, err := one(ctx, runs[0])
@@ -256,7 +266,8 @@ func (s *backtestSetup) forCombo(c backtest.Combo) (*backtestRun, error) {
 }
 
 // replay runs one backtest of the recording at path.
-func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress) (*backtest.Results, error) {
+func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress,
+	interval time.Duration, labels map[string]string) (*backtest.Results, error) {
 	cfg := run.cfg
 	params, est, err := strategyParams(cfg)
 	if err != nil {
@@ -287,7 +298,8 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 		Replay: backtest.ReplayConfig{Markets: markets, Matcher: run.rs.matcher, Limits: &limits,
 			ProgressEvery: 4096, OnProgress: prog.events(4096)},
 		Accumulator: backtest.AccumulatorConfig{
-			Run: backtest.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo),
+			Interval: interval,
+			Run: backtest.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo), Labels: labels,
 				Fees: backtest.Fees{MakerBps: decimal.NewFromInt(int64(cfg.Backtest.MakerFeeBps)), TakerBps: decimal.NewFromInt(int64(cfg.Backtest.TakerFeeBps))}},
 			Caps: backtest.RateCaps{Orders10s: limits.PostOrderBurst.Requests, Orders10m: limits.PostOrderSustained.Requests,
 				Cancels10s: limits.DeleteOrderBurst.Requests, Cancels10m: limits.DeleteOrderSustained.Requests},
@@ -343,4 +355,33 @@ func pickMarkets(scan *backtest.MarketScan, mc *configs.Markets) ([]strategy.Mar
 		}
 	}
 	return out, nil
+}
+
+// sampleInterval chooses the series' sampling interval from the recording's
+// span: about 300 samples, rounded to 1s, 5s, 10s, 30s or 1m (a day-long
+// recording gets the one-minute samples the metrics are defined on; a
+// five-minute one still draws a curve).
+func sampleInterval(span time.Duration) time.Duration {
+	want := span / 300
+	for _, d := range []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second} {
+		if want <= d {
+			return d
+		}
+	}
+	return time.Minute
+}
+
+// tokenLabels names each token for the reports: the market's slug (or a
+// shortened condition id) and the outcome.
+func tokenLabels(markets []strategy.Market) map[string]string {
+	out := make(map[string]string, 2*len(markets))
+	for _, m := range markets {
+		name := m.Slug
+		if name == "" {
+			name = shortID(m.ConditionID)
+		}
+		out[m.TokenIDs[strategy.Yes]] = name + " YES"
+		out[m.TokenIDs[strategy.No]] = name + " NO"
+	}
+	return out
 }
