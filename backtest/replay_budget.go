@@ -12,20 +12,14 @@ import (
 
 // rateBuckets simulates the client's token buckets of POST /order and
 // DELETE /order (burst and sustained windows each) on simulated time, with
-// the client's shapes (docs/protocol.md, "rate-limit bucket math"): burst
-// B = floor(C·(1−fill)) (at least 1) and a refill of min(fill·C, C−B) per
-// window, so no window ever holds more than the cap C.
+// the client's shapes (exchange.BucketShape), so no window ever holds more
+// than the cap C.
 type rateBuckets struct {
 	post, del [2]*rate.Limiter
 }
 
 func newBucket(c exchange.Cap, fill float64, now time.Time) *rate.Limiter {
-	limit := float64(c.Requests)
-	burst := max(1, int(math.Floor(limit*(1-fill)+1e-9)))
-	perWindow := min(fill*limit, limit-float64(burst))
-	if perWindow <= 0 {
-		perWindow = fill / 2
-	}
+	burst, perWindow := exchange.BucketShape(c, fill)
 	lim := rate.NewLimiter(rate.Limit(perWindow/c.Window.Seconds()), burst)
 	lim.SetBurstAt(now, burst)
 	return lim

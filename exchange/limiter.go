@@ -43,7 +43,7 @@ func newLimiter(l Limits, now time.Time) (*limiter, error) {
 	}
 	lm := &limiter{}
 	for i, c := range l.caps() {
-		burst, perWindow := bucketShape(c, l.Fill)
+		burst, perWindow := BucketShape(c, l.Fill)
 		ps := perWindow / c.Window.Seconds()
 		lim := rate.NewLimiter(rate.Limit(ps), burst)
 		lim.SetBurstAt(now, burst) // anchor the bucket (full) at now

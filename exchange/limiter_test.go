@@ -31,9 +31,9 @@ func TestBucketShape(t *testing.T) {
 		{Cap{5000, 10 * time.Second}, 0.9, 500, 4500},
 	}
 	for _, tt := range tests {
-		b, pw := bucketShape(tt.c, tt.fill)
+		b, pw := BucketShape(tt.c, tt.fill)
 		if b != tt.burst || math.Abs(pw-tt.perWindow) > 1e-9 {
-			t.Errorf("bucketShape(%v, %v) = %d, %v; want %d, %v", tt.c, tt.fill, b, pw, tt.burst, tt.perWindow)
+			t.Errorf("BucketShape(%v, %v) = %d, %v; want %d, %v", tt.c, tt.fill, b, pw, tt.burst, tt.perWindow)
 		}
 		if math.Floor(float64(b)+pw+1e-9) > float64(tt.c.Requests) {
 			t.Errorf("%v: burst %d + refill %v exceeds the cap", tt.c, b, pw)
@@ -42,7 +42,7 @@ func TestBucketShape(t *testing.T) {
 	// every default cap: B + r·W <= C and the refill reaches 95 % of C
 	l := DefaultLimits()
 	for i, c := range l.caps() {
-		b, pw := bucketShape(c, l.Fill)
+		b, pw := BucketShape(c, l.Fill)
 		if float64(b)+pw > float64(c.Requests)+1e-9 || pw < 0.95*float64(c.Requests)-1e-9 {
 			t.Errorf("%s %v: burst %d refill %v", bucketID(i), c, b, pw)
 		}

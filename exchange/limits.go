@@ -154,13 +154,13 @@ func (l *Limits) Validate() error {
 	return nil
 }
 
-// bucketShape returns the burst B and the refill per window r·W of a token
+// BucketShape returns the burst B and the refill per window r·W of a token
 // bucket that never admits more than c.Requests in any closed window of
 // length c.Window: with tokens at most B at the window's start and r·W
 // accrued during it, at most floor(B + r·W) requests fit, so B + r·W ≤ C is
 // enough. B = floor(C·(1−fill)) (at least 1), r·W = min(fill·C, C − B); when
 // C = B = 1 the refill is fill/2 per window so that floor(B + r·W) = 1.
-func bucketShape(c Cap, fill float64) (burst int, perWindow float64) {
+func BucketShape(c Cap, fill float64) (burst int, perWindow float64) {
 	C := float64(c.Requests)
 	burst = max(1, int(math.Floor(C*(1-fill)+1e-9)))
 	perWindow = min(fill*C, C-float64(burst))
