@@ -94,49 +94,21 @@ func (v *PaperVenue) decode(it *exchange.PlacementItem) (*paperOrder, error) {
 	if typ != exchange.GTC && typ != exchange.GTD {
 		return nil, fmt.Errorf("invalid order: order type %s is not supported by the paper venue (GTC and GTD are)", typ)
 	}
-	maker, err1 := strconv.ParseInt(so.MakerAmount, 10, 64)
-	taker, err2 := strconv.ParseInt(so.TakerAmount, 10, 64)
-	if err1 != nil || err2 != nil || maker <= 0 || taker <= 0 {
-		return nil, fmt.Errorf("invalid order: amounts %q and %q must be positive integers", so.MakerAmount, so.TakerAmount)
-	}
-	collateral, shares := maker, taker // BUY: pays collateral for shares
-	if so.Side == exchange.Sell {
-		collateral, shares = taker, maker
-	}
-	price, ok := exactPrice(collateral, shares)
-	if !ok {
-		return nil, fmt.Errorf("invalid order: amounts %d/%d do not give a price with at most 6 decimals", collateral, shares)
+	price, shares, err := orderAmounts(so)
+	if err != nil {
+		return nil, fmt.Errorf("invalid order: %w", err)
 	}
 	switch {
 	case price%pt.tick != 0:
 		return nil, fmt.Errorf("invalid order: price %s is not on the tick grid %s", price, pt.tick)
 	case price < pt.tick || price > FixedScale-pt.tick:
 		return nil, fmt.Errorf("invalid order: price %s outside [%s, %s]", price, pt.tick, Fixed(FixedScale)-pt.tick)
-	case Fixed(shares) < pt.minSize:
-		return nil, fmt.Errorf("invalid order: size %s below the minimum %s", Fixed(shares), pt.minSize)
+	case shares < pt.minSize:
+		return nil, fmt.Errorf("invalid order: size %s below the minimum %s", shares, pt.minSize)
 	}
-	return &paperOrder{tok: pt, side: so.Side, typ: typ, price: price, size: Fixed(shares)}, nil
+	return &paperOrder{tok: pt, side: so.Side, typ: typ, price: price, size: shares}, nil
 }
 
-// exactPrice returns collateral/shares (both in base units) as a Fixed
-// price, and false when it is not exact in 6 decimals or not in [0, 1].
-func exactPrice(collateral, shares int64) (Fixed, bool) {
-	if collateral < 0 || shares <= 0 || collateral > shares {
-		return 0, false
-	}
-	// collateral ≤ shares < 2⁶³ and the product with 10⁶ may overflow:
-	// split the division.
-	q, r := collateral/shares, collateral%shares
-	hi := q * FixedScale
-	if r > (1<<63-1)/FixedScale {
-		return 0, false
-	}
-	lo := r * FixedScale
-	if lo%shares != 0 {
-		return 0, false
-	}
-	return Fixed(hi + lo/shares), true
-}
 
 // CancelOrder cancels a virtual order. A live order is confirmed cancelled
 // at once (with a cancel latency, fills before it takes effect still

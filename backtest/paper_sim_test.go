@@ -4,14 +4,11 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http/httptest"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/sim"
@@ -140,74 +137,6 @@ func (ts testSigner) SignOrder(m *strategy.Market, o *strategy.Order, typ exchan
 	return so.Item, so.Hash, nil
 }
 
-// testJournal is an in-memory strategy.Journal.
-type testJournal struct {
-	mu     sync.Mutex
-	orders map[string]*strategy.JournaledOrder
-	pos    map[string]decimal.Decimal
-}
-
-func newTestJournal() *testJournal {
-	return &testJournal{orders: map[string]*strategy.JournaledOrder{}, pos: map[string]decimal.Decimal{}}
-}
-
-func (j *testJournal) RecordIntents(in []strategy.Intent, now time.Time) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for _, it := range in {
-		j.orders[it.Hash] = &strategy.JournaledOrder{Intent: it, State: strategy.JIntent, CreatedAt: now}
-	}
-	return nil
-}
-
-func (j *testJournal) Apply(b *strategy.Batch) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for _, h := range b.Sent {
-		if o := j.orders[h]; o != nil && o.State == strategy.JIntent {
-			o.State = strategy.JSent
-		}
-	}
-	for _, f := range b.Fills {
-		if f.Side == exchange.Buy {
-			j.pos[f.TokenID] = j.pos[f.TokenID].Add(f.Size)
-		} else {
-			j.pos[f.TokenID] = j.pos[f.TokenID].Sub(f.Size)
-		}
-	}
-	for _, u := range b.Updates {
-		if o := j.orders[u.Hash]; o != nil {
-			o.State, o.SizeMatched = u.State, u.SizeMatched
-			if u.ExchangeID != "" {
-				o.ExchangeID = u.ExchangeID
-			}
-		}
-	}
-	return nil
-}
-
-func (j *testJournal) NonFinal() ([]strategy.JournaledOrder, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	var out []strategy.JournaledOrder
-	for _, o := range j.orders {
-		if !o.State.Final() {
-			out = append(out, *o)
-		}
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Hash < out[b].Hash })
-	return out, nil
-}
-
-func (j *testJournal) Positions() (map[string]decimal.Decimal, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := make(map[string]decimal.Decimal, len(j.pos))
-	for k, v := range j.pos {
-		out[k] = v
-	}
-	return out, nil
-}
 
 // testLoopConfig is a one-level bands strategy close to the touch.
 func testLoopConfig(t *testing.T, markets []strategy.Market) strategy.LoopConfig {
@@ -243,7 +172,7 @@ func TestPaperSessionAgainstSim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, err := strategy.NewLoop(testLoopConfig(t, r.markets), pv, newTestSigner(t, 1), newTestJournal(), simLoopClock{r}, zerolog.Nop(), nil)
+			l, err := strategy.NewLoop(testLoopConfig(t, r.markets), pv, newTestSigner(t, 1), NewMemJournal(), simLoopClock{r}, zerolog.Nop(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

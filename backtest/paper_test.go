@@ -88,8 +88,8 @@ func TestPaperPlaceValidation(t *testing.T) {
 		{"unknown token", paperItem("999", exchange.Buy, "0.45", "10"), "unknown token"},
 		{"side", bad(func(it *exchange.PlacementItem) { it.Order.Side = "HOLD" }), "side"},
 		{"fok", bad(func(it *exchange.PlacementItem) { it.OrderType = exchange.FOK }), "FOK is not supported"},
-		{"zero amount", bad(func(it *exchange.PlacementItem) { it.Order.MakerAmount = "0" }), "positive integers"},
-		{"text amount", bad(func(it *exchange.PlacementItem) { it.Order.TakerAmount = "1e6" }), "positive integers"},
+		{"zero amount", bad(func(it *exchange.PlacementItem) { it.Order.MakerAmount = "0" }), "invalid amounts"},
+		{"text amount", bad(func(it *exchange.PlacementItem) { it.Order.TakerAmount = "1e6" }), "invalid amounts"},
 		{"off tick", paperItem(pYes, exchange.Buy, "0.455", "10"), "tick grid"},
 		{"price 1", paperItem(pYes, exchange.Buy, "1", "10"), "outside"},
 		{"price above 1", bad(func(it *exchange.PlacementItem) { it.Order.MakerAmount = "20000000" }), "price"},
@@ -389,6 +389,18 @@ var exactPriceCases = []struct {
 	{0, 0, 0, false},
 	{-89, 1_000_000, 0, false},
 	{5, -10, 0, false},
+}
+
+// exactPrice runs a BUY's amounts (collateral, shares) through orderAmounts,
+// the one decoder of placement amounts that the paper and replay venues
+// share, and keeps prices in [0, 1].
+func exactPrice(coll, shares int64) (Fixed, bool) {
+	so := exchange.SignedOrder{Side: exchange.Buy, MakerAmount: strconv.FormatInt(coll, 10), TakerAmount: strconv.FormatInt(shares, 10)}
+	p, _, err := orderAmounts(&so)
+	if err != nil || p > FixedScale {
+		return 0, false
+	}
+	return p, true
 }
 
 func TestExactPrice(t *testing.T) {
