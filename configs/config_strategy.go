@@ -40,6 +40,8 @@ type Avellaneda struct {
 	VolHalflife    Duration        `koanf:"vol_halflife"`
 	MinSpreadTicks int             `koanf:"min_spread_ticks"`
 	MaxSpread      decimal.Decimal `koanf:"max_spread"`
+	Levels         int             `koanf:"levels"`        // quotes per side (avellaneda and glft)
+	LevelSpacing   float64         `koanf:"level_spacing"` // logit units between levels
 }
 
 // GLFT is [strategy.glft]: the horizon-free variant.

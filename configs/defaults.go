@@ -91,6 +91,8 @@ func Defaults() Config {
 				VolHalflife:    Duration(5 * time.Minute),
 				MinSpreadTicks: 1,
 				MaxSpread:      d("0.1"),
+				Levels:         1,
+				LevelSpacing:   0.05,
 			},
 			GLFT:    GLFT{Gamma: 0.1, K: 1.5, A: 1},
 			EndDate: EndDate{Taper: Duration(24 * time.Hour), ReduceOnly: Duration(6 * time.Hour), Stop: Duration(time.Hour)},

@@ -48,6 +48,8 @@ func (s Strategy) validate(v *validator, r Risk) {
 	v.check(a.VolHalflife > 0, "strategy.avellaneda.vol_halflife", a.VolHalflife, "must be > 0")
 	v.check(a.MinSpreadTicks >= 0, "strategy.avellaneda.min_spread_ticks", a.MinSpreadTicks, "must be >= 0")
 	v.check(a.MaxSpread.IsPositive() && a.MaxSpread.LessThan(one), "strategy.avellaneda.max_spread", a.MaxSpread, "must be in (0, 1)")
+	v.check(a.Levels >= 1 && a.Levels <= 10, "strategy.avellaneda.levels", a.Levels, "must be 1 to 10")
+	v.check(finite(a.LevelSpacing) && a.LevelSpacing > 0 && a.LevelSpacing <= 2, "strategy.avellaneda.level_spacing", a.LevelSpacing, "must be in (0, 2] (logit units)")
 
 	g := s.GLFT
 	v.check(finite(g.Gamma) && g.Gamma > 0, "strategy.glft.gamma", g.Gamma, "must be > 0")

@@ -21,8 +21,8 @@ const sweepKeysHelp = `  gamma             strategy.avellaneda.gamma and strateg
   min_spread_ticks  strategy.avellaneda.min_spread_ticks (avellaneda and glft)
   max_spread        strategy.avellaneda.max_spread (avellaneda and glft)
   order_size        strategy.order_size, and the size of every band level
-  levels            the number of band levels: the first N of strategy.bands.levels,
-                    or more, continuing the last spacing and size (bands only)
+  levels            bands: the first N of strategy.bands.levels, or more, continuing
+                    the last spacing and size; avellaneda, glft: strategy.avellaneda.levels
   offset            the first band level's offset; the others keep their spacing
   tolerance         strategy.price_tolerance_ticks
   cycle             strategy.cycle (a duration)
@@ -126,7 +126,8 @@ func applySweepKey(cfg *configs.Config, rs *replaySettings, key, val string) err
 			sc.PriceToleranceTicks = n
 		default:
 			if sc.Model != "bands" {
-				return fmt.Errorf("levels applies to the bands model (strategy.model is %q)", sc.Model)
+				sc.Avellaneda.Levels = n // the ladder of avellaneda and glft
+				return nil
 			}
 			lv, err := resizeBands(sc.Bands.Levels, n)
 			if err != nil {

@@ -224,6 +224,20 @@ func TestBacktestErrors(t *testing.T) {
 	if err := os.WriteFile(otherCfg, []byte(btConfig+"\n[markets]\ncondition_ids = [\"0x00000000000000000000000000000000000000000000000000000000000000aa\"]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// levels sweeps the ladder of avellaneda: one row per value
+	// (TestStrategyParamsLadder checks the ladder itself).
+	code, out, stderr := runBt("backtest", "-c", asCfg, "--data", rec, "--sweep", "levels=1,3", "--json")
+	if code != 0 {
+		t.Fatalf("levels sweep on avellaneda: exit %d: %s", code, stderr)
+	}
+	var rows []struct {
+		Headline struct {
+			Orders int `json:"orders"`
+		} `json:"headline"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("levels sweep: %d rows, %v:\n%s", len(rows), err, out)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -236,7 +250,6 @@ func TestBacktestErrors(t *testing.T) {
 		{"bad fill model", []string{"-c", cfg, "--data", rec, "--fill-model", "magic"}, 2, "--fill-model"},
 		{"bad latency", []string{"-c", cfg, "--data", rec, "--latency-cancel", "soon"}, 2, "--latency-cancel"},
 		{"no workers", []string{"-c", cfg, "--data", rec, "--workers", "0"}, 2, "--workers"},
-		{"levels of avellaneda", []string{"-c", asCfg, "--data", rec, "--sweep", "levels=1,2"}, 2, "levels applies to the bands model"},
 		{"bad sweep value", []string{"-c", cfg, "--data", rec, "--sweep", "gamma=high"}, 2, "sweep gamma=high"},
 		{"invalid config value", []string{"-c", cfg, "--data", rec, "--sweep", "strategy.cycle=-1s"}, 1, "strategy.cycle"},
 		{"missing recording", []string{"-c", cfg, "--data", rec + ".missing"}, 1, "recording"},

@@ -22,7 +22,7 @@ func strategyParams(cfg *configs.Config) (strategy.Params, strategy.EstimatorPar
 	var model strategy.Model
 	var err error
 	size := sc.OrderSize.InexactFloat64()
-	ladder := strategy.Ladder{Size: size, Levels: 1, AllowSell: sc.AllowSell}
+	ladder := strategy.Ladder{Size: size, Levels: sc.Avellaneda.Levels, Spacing: sc.Avellaneda.LevelSpacing, AllowSell: sc.AllowSell}
 	switch sc.Model {
 	case "bands":
 		p := strategy.BandsParams{AllowSell: sc.AllowSell}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// strategy.avellaneda.levels reaches the ladder of avellaneda and glft: a
+// two-sided book gets that many quotes per side.
+func TestStrategyParamsLadder(t *testing.T) {
+	lv := func(p, s string) exchange.PriceLevel {
+		return exchange.PriceLevel{Price: decimal.RequireFromString(p), Size: decimal.RequireFromString(s)}
+	}
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	snap := &strategy.Snapshot{ConditionID: "0xc", Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5"), Now: now,
+		EndDate: now.Add(30 * 24 * time.Hour),
+		Tokens: [2]strategy.TokenBook{
+			{TokenID: "y", Bids: []exchange.PriceLevel{lv("0.48", "100")}, Asks: []exchange.PriceLevel{lv("0.52", "100")}, Updated: now},
+			{TokenID: "n", Bids: []exchange.PriceLevel{lv("0.48", "100")}, Asks: []exchange.PriceLevel{lv("0.52", "100")}, Updated: now},
+		}}
+	for _, model := range []string{"avellaneda", "glft"} {
+		for _, levels := range []int{1, 3} {
+			cfg := configs.Defaults()
+			cfg.Strategy.Model, cfg.Strategy.Avellaneda.Levels = model, levels
+			p, est, err := strategyParams(&cfg)
+			if err != nil {
+				t.Fatalf("%s levels=%d: %v", model, levels, err)
+			}
+			st, err := strategy.NewMarketState(est)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Observe(snap)
+			got := p.Model.Quote(nil, snap, st)
+			if len(got) != 2*levels {
+				t.Errorf("%s with levels = %d quoted %d orders, want %d: %+v", model, levels, len(got), 2*levels, got)
+			}
+		}
+	}
+}
