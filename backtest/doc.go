@@ -26,7 +26,7 @@
 //   - A Reader holds one line in memory at a time, and the Replay a state
 //     bounded by the data latency and the open orders: replaying a recording
 //     uses memory independent of its length (the results keep a row per
-//     minute and a record per fill). Events from a Reader are read-only: the
+//     sampling interval and a record per fill). Events from a Reader are read-only: the
 //     replay shares them.
 //   - The backtest signs nothing: Signer makes deterministic order hashes
 //     (OrderHash) and the exchange's amounts, without secp256k1.
