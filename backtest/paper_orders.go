@@ -109,7 +109,6 @@ func (v *PaperVenue) decode(it *exchange.PlacementItem) (*paperOrder, error) {
 	return &paperOrder{tok: pt, side: so.Side, typ: typ, price: price, size: shares}, nil
 }
 
-
 // CancelOrder cancels a virtual order. A live order is confirmed cancelled
 // at once (with a cancel latency, fills before it takes effect still
 // happen, as on the exchange); a filled or cancelled one is reported in

@@ -137,7 +137,6 @@ func (ts testSigner) SignOrder(m *strategy.Market, o *strategy.Order, typ exchan
 	return so.Item, so.Hash, nil
 }
 
-
 // testLoopConfig is a one-level bands strategy close to the touch.
 func testLoopConfig(t *testing.T, markets []strategy.Market) strategy.LoopConfig {
 	t.Helper()
