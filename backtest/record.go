@@ -113,7 +113,7 @@ func NewRecorder(src RecordSource, sink EventSink, cfg RecorderConfig) (*Recorde
 		cfg.TradeLimit = exchange.TradesMaxLimit
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = recWallClock{}
+		cfg.Clock = exchange.SystemClock{}
 	}
 	r := &Recorder{src: src, sink: sink, cfg: cfg, byCond: map[string][2]string{}, market: map[string]string{},
 		dropped: map[string]bool{}, ticks: map[string]decimal.Decimal{}}
@@ -382,23 +382,4 @@ func (r *Recorder) stamp() time.Time {
 	}
 	r.last = t
 	return t
-}
-
-// recWallClock is the wall clock.
-type recWallClock struct{}
-
-func (recWallClock) Now() time.Time { return time.Now() }
-
-func (recWallClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -12,8 +12,6 @@ import (
 
 	"github.com/mmbot/mmbot/backtest"
 	"github.com/mmbot/mmbot/configs"
-	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/strategy"
 )
@@ -66,17 +64,11 @@ func cmdRecord(e *env, args []string) error {
 
 	// The exchange: embedded simulator or configured URLs. Only public reads
 	// are made, so no account is needed.
-	urls := exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}
-	if cfg.Exchange.EmbeddedSim {
-		simCtx, simStop := context.WithCancel(context.Background())
-		defer simStop()
-		ex, su, _, err := embeddedSim(cfg, func(x *sim.Exchange) (sim.URLs, error) { return x.Start(simCtx) })
-		if err != nil {
-			return err
-		}
-		defer ex.Close()
-		urls = exchange.Endpoints{Data: su.Data, Catalog: su.Catalog, CLOB: su.CLOB}
+	urls, _, stopExchange, err := endpoints(cfg)
+	if err != nil {
+		return err
 	}
+	defer stopExchange()
 	obs := &observer{}
 	client, err := newClient(cfg, urls, nil, obs.clientObserver())
 	if err != nil {

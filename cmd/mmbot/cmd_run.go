@@ -18,7 +18,6 @@ import (
 	"github.com/mmbot/mmbot/backtest"
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/internal/metrics"
 	"github.com/mmbot/mmbot/internal/sdnotify"
@@ -114,18 +113,13 @@ func (d *daemon) run() error {
 	d.obs = &observer{}
 
 	// The exchange: embedded simulator or configured URLs.
-	var acct *account
-	urls := exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}
+	urls, acct, stopExchange, err := endpoints(cfg)
+	if err != nil {
+		return err
+	}
+	defer stopExchange()
 	if cfg.Exchange.EmbeddedSim {
-		simCtx, simStop := context.WithCancel(context.Background())
-		defer simStop()
-		ex, su, a, err := embeddedSim(cfg, func(x *sim.Exchange) (sim.URLs, error) { return x.Start(simCtx) })
-		if err != nil {
-			return err
-		}
-		defer ex.Close()
-		acct, urls = a, exchange.Endpoints{Data: su.Data, Catalog: su.Catalog, CLOB: su.CLOB}
-		log.Info().Str("clob", su.CLOB).Str("data", su.Data).Str("catalog", su.Catalog).Msg("embedded simulated exchange started")
+		log.Info().Str("clob", urls.CLOB).Str("data", urls.Data).Str("catalog", urls.Catalog).Msg("embedded simulated exchange started")
 	} else if !d.flags.dryRun {
 		acct, err = loadAccount(cfg, e.getenv, func(w string) { log.Warn().Msg(w) })
 		if err != nil {

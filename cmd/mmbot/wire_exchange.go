@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -178,4 +179,25 @@ func seedBytes(seed uint64) [32]byte {
 		}
 	}
 	return b
+}
+
+// endpoints returns the exchange's base addresses: the configured URLs, or
+// those of the simulated exchange started in-process when
+// exchange.embedded_sim is set (then simAcct is its funded account and
+// stop closes it; otherwise stop does nothing and simAcct is nil).
+func endpoints(cfg *configs.Config) (urls exchange.Endpoints, simAcct *account, stop func(), err error) {
+	if !cfg.Exchange.EmbeddedSim {
+		return exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}, nil, func() {}, nil
+	}
+	simCtx, simStop := context.WithCancel(context.Background())
+	ex, su, a, err := embeddedSim(cfg, func(x *sim.Exchange) (sim.URLs, error) { return x.Start(simCtx) })
+	if err != nil {
+		simStop()
+		return exchange.Endpoints{}, nil, nil, err
+	}
+	stop = func() {
+		_ = ex.Close()
+		simStop()
+	}
+	return exchange.Endpoints{Data: su.Data, Catalog: su.Catalog, CLOB: su.CLOB}, a, stop, nil
 }
