@@ -86,7 +86,7 @@ func Defaults() Config {
 			}},
 			Avellaneda: Avellaneda{
 				Gamma:          0.1,
-				K:              1.5,
+				K:              15,
 				Horizon:        Duration(24 * time.Hour),
 				VolHalflife:    Duration(5 * time.Minute),
 				MinSpreadTicks: 1,
@@ -94,7 +94,7 @@ func Defaults() Config {
 				Levels:         1,
 				LevelSpacing:   0.05,
 			},
-			GLFT:    GLFT{Gamma: 0.1, K: 1.5, A: 1},
+			GLFT:    GLFT{Gamma: 0.1, K: 15, A: 1},
 			EndDate: EndDate{Taper: Duration(24 * time.Hour), ReduceOnly: Duration(6 * time.Hour), Stop: Duration(time.Hour)},
 		},
 		Risk: Risk{
