@@ -11,6 +11,7 @@ type Strategy struct {
 	SizeTolerance       decimal.Decimal `koanf:"size_tolerance"`
 	AllowSell           bool            `koanf:"allow_sell"`
 	QuoteBothTokens     bool            `koanf:"quote_both_tokens"`
+	LiftToMinSize       bool            `koanf:"lift_to_min_size"` // raise quotes below a market's minimum order size to it
 
 	Bands      Bands      `koanf:"bands"`
 	Avellaneda Avellaneda `koanf:"avellaneda"`

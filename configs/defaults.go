@@ -80,6 +80,7 @@ func Defaults() Config {
 			PriceToleranceTicks: 1,
 			SizeTolerance:       d("0.1"),
 			QuoteBothTokens:     true,
+			LiftToMinSize:       true,
 			Bands: Bands{Levels: []BandLevel{
 				{Offset: d("0.01"), Size: d("10")},
 				{Offset: d("0.03"), Size: d("20")},

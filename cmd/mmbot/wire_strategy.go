@@ -48,6 +48,9 @@ func strategyParams(cfg *configs.Config) (strategy.Params, strategy.EstimatorPar
 	if err != nil {
 		return strategy.Params{}, est, fmt.Errorf("strategy.%s: %w", sc.Model, err)
 	}
+	if sc.LiftToMinSize {
+		model = strategy.WithMinSize(model)
+	}
 	if sc.Rewards.Enabled {
 		model = strategy.WithRewards(model, strategy.RewardParams{Enabled: true})
 	}
