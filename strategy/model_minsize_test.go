@@ -11,7 +11,9 @@ import (
 // fixedModel quotes what it is given.
 type fixedModel []Desired
 
-func (f fixedModel) Quote(dst []Desired, _ *Snapshot, _ *MarketState) []Desired { return append(dst, f...) }
+func (f fixedModel) Quote(dst []Desired, _ *Snapshot, _ *MarketState) []Desired {
+	return append(dst, f...)
+}
 
 func TestWithMinSizeLiftsSmallQuotes(t *testing.T) {
 	inner := fixedModel{
