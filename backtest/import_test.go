@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/mmbot/mmbot/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,20 +31,7 @@ func (c *collect) Write(e Event) error {
 
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n got:\n%s\nwant:\n%s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestImportFixtures(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/mmbot/mmbot/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,19 +75,8 @@ func TestTypesGolden(t *testing.T) {
 				t.Fatalf("decode input: %v", err)
 			}
 			got := encodeIndent(t, v)
-			golden := filepath.Join("testdata", "types", tc.name+".golden.json")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("encoding differs from %s (run go test -update after checking):\n got: %s\nwant: %s", golden, got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", "types", tc.name+".golden.json"), got, *update)
+			want := got // equal to the golden file once Check passed
 			again := tc.new()
 			if err := decodeStrict(want, again); err != nil {
 				t.Fatalf("decode golden: %v", err)

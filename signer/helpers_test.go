@@ -3,7 +3,7 @@ package signer
 import (
 	"bytes"
 	"flag"
-	"os"
+	goldenfile "github.com/mmbot/mmbot/internal/golden"
 	"path/filepath"
 	"testing"
 	"time"
@@ -69,18 +69,5 @@ func testRequest(t testing.TB, negRisk bool) OrderRequest {
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file:\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
