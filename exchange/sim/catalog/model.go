@@ -225,22 +225,21 @@ func checkMarket(m *Market) error {
 	return nil
 }
 
-// MarketByID returns a market by numeric id.
-func (x *Index) MarketByID(id int64) (*Market, bool) {
-	i, ok := x.marketByID[id]
+// at returns the element of s that index names for key.
+func at[K comparable, T any](index map[K]int, s []T, key K) (*T, bool) {
+	i, ok := index[key]
 	if !ok {
 		return nil, false
 	}
-	return &x.Markets[i], true
+	return &s[i], true
 }
+
+// MarketByID returns a market by numeric id.
+func (x *Index) MarketByID(id int64) (*Market, bool) { return at(x.marketByID, x.Markets, id) }
 
 // MarketByCondition returns a market by condition id (case-insensitive).
 func (x *Index) MarketByCondition(cond string) (*Market, bool) {
-	i, ok := x.marketByCond[strings.ToLower(cond)]
-	if !ok {
-		return nil, false
-	}
-	return &x.Markets[i], true
+	return at(x.marketByCond, x.Markets, strings.ToLower(cond))
 }
 
 // MarketByToken returns the market of a token id and the token's outcome
@@ -258,49 +257,19 @@ func (x *Index) MarketByToken(tok string) (*Market, int, bool) {
 }
 
 // EventByID returns an event by id.
-func (x *Index) EventByID(id int64) (*Event, bool) {
-	i, ok := x.eventByID[id]
-	if !ok {
-		return nil, false
-	}
-	return &x.Events[i], true
-}
+func (x *Index) EventByID(id int64) (*Event, bool) { return at(x.eventByID, x.Events, id) }
 
 // EventBySlug returns an event by slug.
-func (x *Index) EventBySlug(slug string) (*Event, bool) {
-	i, ok := x.eventBySlug[slug]
-	if !ok {
-		return nil, false
-	}
-	return &x.Events[i], true
-}
+func (x *Index) EventBySlug(slug string) (*Event, bool) { return at(x.eventBySlug, x.Events, slug) }
 
 // SeriesByID returns a series by id.
-func (x *Index) SeriesByID(id int64) (*Series, bool) {
-	i, ok := x.seriesByID[id]
-	if !ok {
-		return nil, false
-	}
-	return &x.Series[i], true
-}
+func (x *Index) SeriesByID(id int64) (*Series, bool) { return at(x.seriesByID, x.Series, id) }
 
 // TagByID returns a tag by id.
-func (x *Index) TagByID(id int64) (*Tag, bool) {
-	i, ok := x.tagByID[id]
-	if !ok {
-		return nil, false
-	}
-	return &x.Tags[i], true
-}
+func (x *Index) TagByID(id int64) (*Tag, bool) { return at(x.tagByID, x.Tags, id) }
 
 // TagBySlug returns a tag by slug.
-func (x *Index) TagBySlug(slug string) (*Tag, bool) {
-	i, ok := x.tagBySlug[slug]
-	if !ok {
-		return nil, false
-	}
-	return &x.Tags[i], true
-}
+func (x *Index) TagBySlug(slug string) (*Tag, bool) { return at(x.tagBySlug, x.Tags, slug) }
 
 // Visible reports whether an event is visible to a creator scope: every
 // event is when creator is empty, else only the creator's own
