@@ -7,16 +7,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// fx parses a Fixed constant of a test; a bad constant fails the test.
-func fx(tb testing.TB, s string) Fixed {
-	tb.Helper()
-	f, err := ParseFixed(s)
-	if err != nil {
-		tb.Fatalf("fixed %q: %v", s, err)
-	}
-	return f
-}
-
 var fixedCases = []struct {
 	in   string
 	want Fixed

@@ -101,16 +101,3 @@ func (b *FixedBook) SizeAt(side exchange.Side, price Fixed) Fixed {
 	}
 	return 0
 }
-
-// MatchTradeFrom converts a recorded trade for the Matcher.
-func MatchTradeFrom(t *Trade) (MatchTrade, error) {
-	p, err := FixedFromDecimal(t.Price)
-	if err != nil {
-		return MatchTrade{}, fmt.Errorf("trade %s price: %w", t.TokenID, err)
-	}
-	s, err := FixedFromDecimal(t.Size)
-	if err != nil {
-		return MatchTrade{}, fmt.Errorf("trade %s size: %w", t.TokenID, err)
-	}
-	return MatchTrade{Price: p, Size: s, TakerSide: t.TakerSide}, nil
-}

@@ -12,11 +12,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// EventSink receives events in time order; *Writer is one.
-type EventSink interface {
-	Write(Event) error
-}
-
 // DefaultImportWindow is the default reorder window of Import, in events.
 const DefaultImportWindow = 4096
 

@@ -6,11 +6,12 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"github.com/mmbot/mmbot/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mmbot/mmbot/internal/golden"
 
 	"github.com/mmbot/mmbot/exchange"
 )
@@ -89,7 +90,7 @@ func TestImportFileWritesRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, evs, err := readAll(t, out)
+	_, evs, err := ReadAll(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,9 +118,6 @@ type paperToken struct {
 	minSize  Fixed
 }
 
-// paperCondChunk is how many condition ids one GET /trades names.
-const paperCondChunk = 50
-
 // NewPaperVenue returns a paper venue over src for the configured markets.
 func NewPaperVenue(src PaperSource, cfg PaperConfig) (*PaperVenue, error) {
 	if src == nil {

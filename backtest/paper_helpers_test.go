@@ -141,3 +141,9 @@ func paperItem(tok string, side exchange.Side, price, size string) exchange.Plac
 	return exchange.PlacementItem{OrderType: exchange.GTC, Order: exchange.SignedOrder{TokenID: tok, Side: side,
 		MakerAmount: strconv.FormatInt(maker, 10), TakerAmount: strconv.FormatInt(taker, 10), Salt: "1"}}
 }
+
+const (
+	pMkt = "0xmarket"
+	pYes = "111"
+	pNo  = "222"
+)

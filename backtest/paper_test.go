@@ -12,12 +12,6 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 )
 
-const (
-	pMkt = "0xmarket"
-	pYes = "111"
-	pNo  = "222"
-)
-
 // newPaperSetup returns a venue over a fake exchange whose YES book is
 // 0.50 × 100 / 0.52 × 100 and NO book 0.48 × 100 / 0.50 × 100, and whose
 // clock starts at t0.

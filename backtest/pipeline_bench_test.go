@@ -83,7 +83,7 @@ func (p *pipeline) feed(tb testing.TB, e Event) {
 func BenchmarkReplayPipeline(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "rec.gz")
 	genRecording(b, path, 20_000)
-	_, evs, err := readAllEvents(path)
+	_, evs, err := ReadAll(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,22 +124,6 @@ func BenchmarkReplayFromFile(b *testing.B) {
 		_ = r.Close()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-}
-
-func readAllEvents(path string) (Header, []Event, error) {
-	r, err := Open(path)
-	if err != nil {
-		return Header{}, nil, err
-	}
-	defer r.Close()
-	var out []Event
-	for e, err := range r.All() {
-		if err != nil {
-			return r.Header(), out, err
-		}
-		out = append(out, e)
-	}
-	return r.Header(), out, nil
 }
 
 // shiftEvent returns e moved later by d (a shallow copy: levels shared).

@@ -188,3 +188,22 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 	}
 }
+
+// ReadAll reads the whole recording at path into memory, for tests and small
+// files; a replay streams with Open instead. On a read error it returns the
+// events before it.
+func ReadAll(path string) (Header, []Event, error) {
+	r, err := Open(path)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	defer r.Close()
+	var out []Event
+	for e, err := range r.All() {
+		if err != nil {
+			return r.Header(), out, err
+		}
+		out = append(out, e)
+	}
+	return r.Header(), out, nil
+}

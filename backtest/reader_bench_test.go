@@ -5,45 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-	"time"
-
-	"github.com/shopspring/decimal"
-
-	"github.com/mmbot/mmbot/exchange"
 )
-
-// genRecording writes a recording of n events: per 10 events, 9 book
-// snapshots of 20 levels a side and one trade, 100 ms apart, across 4 tokens.
-func genRecording(tb testing.TB, path string, n int) {
-	tb.Helper()
-	w, err := NewWriter(path, WithCreated(t0), WithCompressionLevel(1))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tokens := []string{"1111111111", "2222222222", "3333333333", "4444444444"}
-	bids := make([]exchange.PriceLevel, 20)
-	asks := make([]exchange.PriceLevel, 20)
-	for i := 0; i < n; i++ {
-		st := Stamp{Exchange: t0.Add(time.Duration(i) * 100 * time.Millisecond)}
-		st.Received = st.Exchange.Add(3 * time.Millisecond)
-		tok := tokens[i%len(tokens)]
-		if i%10 == 9 {
-			err = w.Write(TradeEvent(&Trade{Stamp: st, TokenID: tok, Market: "0xm", Price: decimal.New(50, -2), Size: decimal.New(int64(1+i%500), -1), TakerSide: exchange.Sell}))
-		} else {
-			for l := range bids {
-				bids[l] = exchange.PriceLevel{Price: decimal.New(int64(49-l), -2), Size: decimal.New(int64(100+(i*7+l*13)%5000), -2)}
-				asks[l] = exchange.PriceLevel{Price: decimal.New(int64(51+l), -2), Size: decimal.New(int64(100+(i*11+l*3)%5000), -2)}
-			}
-			err = w.Write(BookEvent(&Book{Stamp: st, TokenID: tok, Market: "0xm", Bids: bids, Asks: asks, TickSize: decimal.New(1, -2), MinOrderSize: decimal.New(5, 0)}))
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
-	}
-}
 
 // peakHeap reads the recording and returns the largest live heap
 // (HeapInuse after a GC) seen at samples every `every` events, and the

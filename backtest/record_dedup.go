@@ -200,3 +200,6 @@ func tradeToken(t *exchange.Trade, byCond map[string][2]string) (string, bool) {
 	}
 	return toks[idx], true
 }
+
+// paperCondChunk is how many condition ids one GET /trades names.
+const paperCondChunk = 50

@@ -33,23 +33,6 @@ func writeRecording(t *testing.T, path string, evs []Event) {
 	}
 }
 
-func readAll(t *testing.T, path string) (Header, []Event, error) {
-	t.Helper()
-	r, err := Open(path)
-	if err != nil {
-		return Header{}, nil, err
-	}
-	defer r.Close()
-	var out []Event
-	for e, err := range r.All() {
-		if err != nil {
-			return r.Header(), out, err
-		}
-		out = append(out, e)
-	}
-	return r.Header(), out, nil
-}
-
 // eventsEqual compares events field by field with decimal equality.
 func eventsEqual(t *testing.T, i int, got, want Event) {
 	t.Helper()
@@ -66,7 +49,7 @@ func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rec.jsonl.gz")
 	want := sampleEvents(t)
 	writeRecording(t, path, want)
-	h, got, err := readAll(t, path)
+	h, got, err := ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,13 +118,13 @@ func TestWriterKeepsOldFileUntilCommit(t *testing.T) {
 		}
 	}
 	// Before Close, the destination still holds the old recording.
-	if _, got, err := readAll(t, path); err != nil || len(got) != 2 {
+	if _, got, err := ReadAll(path); err != nil || len(got) != 2 {
 		t.Fatalf("before commit: %d events, %v", len(got), err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, got, err := readAll(t, path); err != nil || len(got) != len(evs) {
+	if _, got, err := ReadAll(path); err != nil || len(got) != len(evs) {
 		t.Fatalf("after commit: %d events, %v", len(got), err)
 	}
 	assertDirEntries(t, dir, "rec.jsonl.gz")
@@ -180,21 +163,6 @@ func TestWriterKilled(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), ".rec.jsonl.gz.tmp-") {
 		t.Errorf("directory holds %v", ents)
-	}
-}
-
-func assertDirEntries(t *testing.T, dir string, want ...string) {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range ents {
-		got = append(got, e.Name())
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("directory holds %v, want %v", got, want)
 	}
 }
 
@@ -322,7 +290,7 @@ func TestReaderLongLine(t *testing.T) {
 	e := BookEvent(&Book{Stamp: Stamp{Exchange: ms(1)}, TokenID: "1", Bids: bids, Asks: nil})
 	path := filepath.Join(t.TempDir(), "long.gz")
 	writeRecording(t, path, []Event{e, e})
-	_, got, err := readAll(t, path)
+	_, got, err := ReadAll(path)
 	if err != nil || len(got) != 2 || len(got[1].Book.Bids) != 9999 {
 		t.Fatalf("read %d events, %v", len(got), err)
 	}

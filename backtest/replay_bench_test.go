@@ -41,39 +41,13 @@ func testRunConfig() (RunConfig, error) {
 	}, nil
 }
 
-// denseBooks is a busy market: 50 book updates a second on each token, 20
-// levels a side, 2 trades a second.
-func denseBooks(d time.Duration) synthConfig {
-	return synthConfig{Seed: 1, Duration: d, Books: 50, Levels: 20, Trades: 2, Informed: 0.3, Vol: 0.5}
-}
-
-// writeSynth writes a synthetic recording to path.
-func writeSynth(tb testing.TB, path string, c synthConfig) int {
-	tb.Helper()
-	w, err := NewWriter(path, WithCreated(t0), WithCompressionLevel(1))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	n := 0
-	synth(tb, c, func(e Event) {
-		if err := w.Write(e); err != nil {
-			tb.Fatal(err)
-		}
-		n++
-	})
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return n
-}
-
 // BenchmarkReplay measures the replay engine: events already decoded (as a
 // Reader decodes them) through the Matchers, the Accumulator and the
 // strategy loop quoting every second.
 func BenchmarkReplay(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "rec.jsonl.gz")
 	writeSynth(b, path, denseBooks(10*time.Minute))
-	_, evs, err := readAllEvents(path)
+	_, evs, err := ReadAll(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -144,7 +118,7 @@ func BenchmarkReplaySparse(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "rec.jsonl.gz")
 	const d = 20 * time.Minute
 	writeSynth(b, path, synthConfig{Seed: 1, Duration: d, Books: 5, Levels: 10, Trades: 1, Informed: 0.3, Vol: 0.5})
-	_, evs, err := readAllEvents(path)
+	_, evs, err := ReadAll(path)
 	if err != nil {
 		b.Fatal(err)
 	}
