@@ -16,7 +16,11 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/pflag"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/backtest/replay"
+	"github.com/mmbot/mmbot/backtest/sweep"
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/risk"
@@ -82,9 +86,9 @@ func cmdBacktest(e *env, args []string) error {
 	if bf.workers < 1 {
 		return usagef("--workers must be at least 1")
 	}
-	var params []backtest.SweepParam
+	var params []sweep.Param
 	for _, s := range bf.sweeps {
-		p, err := backtest.ParseSweep(s)
+		p, err := sweep.Parse(s)
 		if err != nil {
 			return usagef("%v", err)
 		}
@@ -93,7 +97,7 @@ func cmdBacktest(e *env, args []string) error {
 		}
 		params = append(params, p)
 	}
-	combos, err := backtest.Grid(params)
+	combos, err := sweep.Grid(params)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -137,7 +141,7 @@ func cmdBacktest(e *env, args []string) error {
 		bf.interval = sampleInterval(scan.End.Sub(scan.Start))
 	}
 	labels := tokenLabels(markets)
-	one := func(ctx context.Context, run *backtestRun) (*backtest.Results, error) {
+	one := func(ctx context.Context, run *backtestRun) (*accounting.Results, error) {
 		return run.replay(ctx, bf.data, markets, prog, bf.interval, labels)
 	}
 	if len(params) == 0 {
@@ -148,7 +152,7 @@ func cmdBacktest(e *env, args []string) error {
 		}
 		return writeBacktest(e.stdout, &bf, res)
 	}
-	rows, err := backtest.RunSweep(ctx, combos, bf.workers, func(ctx context.Context, c backtest.Combo) (*backtest.Results, error) {
+	rows, err := sweep.Run(ctx, combos, bf.workers, func(ctx context.Context, c sweep.Combo) (*accounting.Results, error) {
 		return one(ctx, runs[c.Index])
 	})
 	prog.stop()
@@ -217,7 +221,7 @@ func (s *backtestSetup) load(extra []string) (*configs.Config, error) {
 // backtestRun is one run: its configuration and replay settings.
 type backtestRun struct {
 	setup *backtestSetup
-	combo backtest.Combo
+	combo sweep.Combo
 	cfg   *configs.Config
 	rs    replaySettings
 }
@@ -225,7 +229,7 @@ type backtestRun struct {
 // forCombo builds the configuration of one combination: dotted keys are
 // configuration keys (applied like --set), the short keys of
 // sweepKeysHelp are applied on top.
-func (s *backtestSetup) forCombo(c backtest.Combo) (*backtestRun, error) {
+func (s *backtestSetup) forCombo(c sweep.Combo) (*backtestRun, error) {
 	var sets []string
 	for i, k := range c.Keys {
 		if strings.Contains(k, ".") {
@@ -267,7 +271,7 @@ func (s *backtestSetup) forCombo(c backtest.Combo) (*backtestRun, error) {
 
 // replay runs one backtest of the recording at path.
 func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress,
-	interval time.Duration, labels map[string]string) (*backtest.Results, error) {
+	interval time.Duration, labels map[string]string) (*accounting.Results, error) {
 	cfg := run.cfg
 	params, est, err := strategyParams(cfg)
 	if err != nil {
@@ -284,24 +288,24 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 		return nil, fmt.Errorf("recording: %w", err)
 	}
 	defer f.Close()
-	rd, err := backtest.NewReader(prog.reader(f))
+	rd, err := recording.NewReader(prog.reader(f))
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	defer rd.Close()
 	// Decoding (gzip, JSON) runs ahead on its own goroutine.
-	src := backtest.Prefetch(rd, 0, 0)
+	src := replay.Prefetch(rd, 0, 0)
 	defer src.Close()
 	run.rs.matcher.Seed = run.setup.flags.seed
-	res, err := backtest.Run(ctx, src, backtest.RunConfig{
+	res, err := replay.Run(ctx, src, replay.RunConfig{
 		Loop: lc,
-		Replay: backtest.ReplayConfig{Markets: markets, Matcher: run.rs.matcher, Limits: &limits,
+		Replay: replay.Config{Markets: markets, Matcher: run.rs.matcher, Limits: &limits,
 			ProgressEvery: 4096, OnProgress: prog.events(4096)},
-		Accumulator: backtest.AccumulatorConfig{
+		Accumulator: accounting.AccumulatorConfig{
 			Interval: interval,
-			Run: backtest.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo), Labels: labels,
-				Fees: backtest.Fees{MakerBps: decimal.NewFromInt(int64(cfg.Backtest.MakerFeeBps)), TakerBps: decimal.NewFromInt(int64(cfg.Backtest.TakerFeeBps))}},
-			Caps: backtest.RateCaps{Orders10s: limits.PostOrderBurst.Requests, Orders10m: limits.PostOrderSustained.Requests,
+			Run: accounting.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo), Labels: labels,
+				Fees: fillmodel.Fees{MakerBps: decimal.NewFromInt(int64(cfg.Backtest.MakerFeeBps)), TakerBps: decimal.NewFromInt(int64(cfg.Backtest.TakerFeeBps))}},
+			Caps: accounting.RateCaps{Orders10s: limits.PostOrderBurst.Requests, Orders10m: limits.PostOrderSustained.Requests,
 				Cancels10s: limits.DeleteOrderBurst.Requests, Cancels10m: limits.DeleteOrderSustained.Requests},
 		},
 		Log: run.setup.log,
@@ -313,18 +317,18 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 }
 
 // scanRecording finds the recording's markets (a first pass over the file).
-func scanRecording(path string, prog *btProgress) (*backtest.MarketScan, error) {
+func scanRecording(path string, prog *btProgress) (*replay.MarketScan, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
 	}
 	defer f.Close()
-	rd, err := backtest.NewReader(prog.reader(f))
+	rd, err := recording.NewReader(prog.reader(f))
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	defer rd.Close()
-	scan, err := backtest.ScanMarkets(rd)
+	scan, err := replay.ScanMarkets(rd)
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
@@ -333,7 +337,7 @@ func scanRecording(path string, prog *btProgress) (*backtest.MarketScan, error) 
 
 // pickMarkets keeps the recording's markets that the configuration lists in
 // markets.condition_ids (all of them when it lists none).
-func pickMarkets(scan *backtest.MarketScan, mc *configs.Markets) ([]strategy.Market, error) {
+func pickMarkets(scan *replay.MarketScan, mc *configs.Markets) ([]strategy.Market, error) {
 	if len(scan.Markets) == 0 {
 		return nil, errors.New("the recording holds no binary market with a tick size (see docs/data-format.md)")
 	}

@@ -6,23 +6,26 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/backtest/report"
+	"github.com/mmbot/mmbot/backtest/sweep"
 )
 
 // writeBacktest prints one run's summary (or JSON) and writes the reports.
-func writeBacktest(w io.Writer, bf *backtestFlags, res *backtest.Results) error {
+func writeBacktest(w io.Writer, bf *backtestFlags, res *accounting.Results) error {
 	if bf.out != "" {
 		if err := os.MkdirAll(bf.out, 0o755); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		if err := backtest.SaveReports(bf.out, res); err != nil {
+		if err := report.SaveReports(bf.out, res); err != nil {
 			return err
 		}
 	}
 	if bf.json {
-		return backtest.WriteJSON(w, res)
+		return report.WriteJSON(w, res)
 	}
-	if err := backtest.WriteSummary(w, res); err != nil {
+	if err := report.WriteSummary(w, res); err != nil {
 		return err
 	}
 	if bf.out != "" {
@@ -34,7 +37,7 @@ func writeBacktest(w io.Writer, bf *backtestFlags, res *backtest.Results) error 
 
 // writeSweep prints the sweep's rows (or JSON) and writes sweep.csv and
 // sweep.txt. It fails when a combination failed.
-func writeSweep(w io.Writer, bf *backtestFlags, params []backtest.SweepParam, rows []backtest.SweepRow) error {
+func writeSweep(w io.Writer, bf *backtestFlags, params []sweep.Param, rows []sweep.Row) error {
 	keys := make([]string, len(params))
 	for i, p := range params {
 		keys[i] = p.Key
@@ -43,9 +46,9 @@ func writeSweep(w io.Writer, bf *backtestFlags, params []backtest.SweepParam, ro
 		if err := os.MkdirAll(bf.out, 0o755); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		err := backtest.WriteFileAtomic(filepath.Join(bf.out, "sweep.csv"), func(w io.Writer) error { return backtest.WriteSweepCSV(w, keys, rows) })
+		err := recording.WriteFileAtomic(filepath.Join(bf.out, "sweep.csv"), func(w io.Writer) error { return report.WriteSweepCSV(w, keys, rows) })
 		if err == nil {
-			err = backtest.WriteFileAtomic(filepath.Join(bf.out, "sweep.txt"), func(w io.Writer) error { return backtest.WriteSweepTable(w, keys, rows) })
+			err = recording.WriteFileAtomic(filepath.Join(bf.out, "sweep.txt"), func(w io.Writer) error { return report.WriteSweepTable(w, keys, rows) })
 		}
 		if err != nil {
 			return fmt.Errorf("sweep report: %w", err)
@@ -53,9 +56,9 @@ func writeSweep(w io.Writer, bf *backtestFlags, params []backtest.SweepParam, ro
 	}
 	var err error
 	if bf.json {
-		err = backtest.WriteSweepJSON(w, rows)
+		err = report.WriteSweepJSON(w, rows)
 	} else {
-		err = backtest.WriteSweepTable(w, keys, rows)
+		err = report.WriteSweepTable(w, keys, rows)
 	}
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/sweep"
 	"github.com/mmbot/mmbot/configs"
 )
 
@@ -48,7 +49,7 @@ func checkSweepKey(k string) error {
 
 // replaySettings are the fill model's knobs of one run.
 type replaySettings struct {
-	matcher backtest.MatcherConfig
+	matcher fillmodel.MatcherConfig
 }
 
 // baseReplaySettings takes the fill model and latencies from the flags,
@@ -59,7 +60,7 @@ func baseReplaySettings(cfg *configs.Config, bf *backtestFlags) (replaySettings,
 	if bf.fillModel != "" {
 		mode = bf.fillModel
 	}
-	m, err := backtest.ParseMode(mode)
+	m, err := fillmodel.ParseMode(mode)
 	if err != nil {
 		return rs, usagef("--fill-model: %v", err)
 	}
@@ -67,17 +68,17 @@ func baseReplaySettings(cfg *configs.Config, bf *backtestFlags) (replaySettings,
 	for _, l := range []struct {
 		flag, val string
 		def       configs.Duration
-		dst       *backtest.Dist
+		dst       *fillmodel.Dist
 	}{
 		{"--latency-order", bf.latOrder, cfg.Backtest.LatencyOrder, &rs.matcher.Latency.Order},
 		{"--latency-cancel", bf.latCancel, cfg.Backtest.LatencyCancel, &rs.matcher.Latency.Cancel},
 		{"--latency-data", bf.latData, cfg.Backtest.LatencyData, &rs.matcher.Latency.Data},
 	} {
-		*l.dst = backtest.Constant(l.def.Std())
+		*l.dst = fillmodel.Constant(l.def.Std())
 		if l.val == "" {
 			continue
 		}
-		d, err := backtest.ParseDist(l.val)
+		d, err := fillmodel.ParseDist(l.val)
 		if err != nil {
 			return rs, usagef("%s: %v", l.flag, err)
 		}
@@ -166,13 +167,13 @@ func applySweepKey(cfg *configs.Config, rs *replaySettings, key, val string) err
 		}
 		sc.Rewards.Enabled = b
 	case "fill_model":
-		m, err := backtest.ParseMode(val)
+		m, err := fillmodel.ParseMode(val)
 		if err != nil {
 			return err
 		}
 		rs.matcher.Mode = m
 	case "latency_order", "latency_cancel", "latency_data":
-		d, err := backtest.ParseDist(val)
+		d, err := fillmodel.ParseDist(val)
 		if err != nil {
 			return err
 		}
@@ -214,7 +215,7 @@ func resizeBands(lv []configs.BandLevel, n int) ([]configs.BandLevel, error) {
 
 // describeStrategy names the model and its main parameters for the
 // reports, followed by the sweep's combination.
-func describeStrategy(cfg *configs.Config, c backtest.Combo) string {
+func describeStrategy(cfg *configs.Config, c sweep.Combo) string {
 	sc := &cfg.Strategy
 	var b strings.Builder
 	b.WriteString(sc.Model)

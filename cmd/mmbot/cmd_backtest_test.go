@@ -14,7 +14,9 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/backtest/sweep"
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/exchange"
 )
@@ -27,13 +29,13 @@ const btCond = "0x00000000000000000000000000000000000000000000000000000000000000
 func writeBtRecording(t *testing.T, path string) {
 	t.Helper()
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	w, err := backtest.NewWriter(path, backtest.WithCreated(t0), backtest.WithCompressionLevel(1))
+	w, err := recording.NewWriter(path, recording.WithCreated(t0), recording.WithCompressionLevel(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := decimal.RequireFromString
 	for _, tok := range []string{"Y", "N"} {
-		if err := w.Write(backtest.MetaEvent(&backtest.Meta{Stamp: backtest.Stamp{Exchange: t0}, TokenID: tok, Market: btCond,
+		if err := w.Write(recording.MetaEvent(&recording.Meta{Stamp: recording.Stamp{Exchange: t0}, TokenID: tok, Market: btCond,
 			TickSize: d("0.01"), MinOrderSize: d("5"), RewardMaxSpread: d("3"), RewardMinSize: d("10"), RewardDailyRate: d("20")})); err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +56,7 @@ func writeBtRecording(t *testing.T, path string) {
 			lv := func(price float64) []exchange.PriceLevel {
 				return []exchange.PriceLevel{{Price: decimal.NewFromFloat(price).Round(2), Size: decimal.NewFromInt(int64(100 + i%50))}}
 			}
-			if err := w.Write(backtest.BookEvent(&backtest.Book{Stamp: backtest.Stamp{Exchange: at}, TokenID: tok, Market: btCond,
+			if err := w.Write(recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: at}, TokenID: tok, Market: btCond,
 				Bids: lv(bid), Asks: lv(ask), TickSize: d("0.01"), MinOrderSize: d("5")})); err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +66,7 @@ func writeBtRecording(t *testing.T, path string) {
 			if rng.IntN(2) == 0 {
 				side, price = exchange.Sell, math.Floor(p*100-1)/100
 			}
-			if err := w.Write(backtest.TradeEvent(&backtest.Trade{Stamp: backtest.Stamp{Exchange: at.Add(time.Millisecond)}, TokenID: "Y",
+			if err := w.Write(recording.TradeEvent(&recording.Trade{Stamp: recording.Stamp{Exchange: at.Add(time.Millisecond)}, TokenID: "Y",
 				Market: btCond, Price: decimal.NewFromFloat(price).Round(2), Size: decimal.NewFromInt(int64(5 + rng.IntN(60))), TakerSide: side})); err != nil {
 				t.Fatal(err)
 			}
@@ -339,7 +341,7 @@ func TestApplySweepKey(t *testing.T) {
 		}
 	}
 	sc := &cfg.Strategy
-	got := describeStrategy(&cfg, backtest.Combo{})
+	got := describeStrategy(&cfg, sweep.Combo{})
 	if want := "bands levels 0.02×7 0.04×7 0.06×7 cycle=250ms rewards"; got != want {
 		t.Errorf("bands: %q, want %q", got, want)
 	}
@@ -348,7 +350,7 @@ func TestApplySweepKey(t *testing.T) {
 		!sc.Avellaneda.MaxSpread.Equal(decimal.RequireFromString("0.2")) || !sc.OrderSize.Equal(decimal.NewFromInt(7)) {
 		t.Errorf("strategy %+v", sc)
 	}
-	if rs.matcher.Mode != backtest.ModeConservative || rs.matcher.Latency.String() != "order uniform:1ms-2ms, cancel 3ms, data lognormal:4ms,0.5" {
+	if rs.matcher.Mode != fillmodel.ModeConservative || rs.matcher.Latency.String() != "order uniform:1ms-2ms, cancel 3ms, data lognormal:4ms,0.5" {
 		t.Errorf("replay settings %+v", rs.matcher)
 	}
 	if err := cfg.Validate(); err != nil {

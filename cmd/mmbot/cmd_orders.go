@@ -3,11 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mmbot/mmbot/configs"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mmbot/mmbot/configs"
 
 	"github.com/spf13/pflag"
 

@@ -10,7 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/recorder"
+	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/strategy"
@@ -78,17 +79,17 @@ func cmdRecord(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rms := make([]backtest.RecordMarket, 0, len(markets))
+	rms := make([]recorder.Market, 0, len(markets))
 	for _, m := range markets {
 		log.Info().Str("market", m.ConditionID).Str("slug", m.Slug).Str("tick", m.Tick.String()).Msg("recording")
 		rms = append(rms, recordMarket(m))
 	}
 
-	w, err := backtest.NewWriter(rf.out, backtest.WithSource("mmbot record"))
+	w, err := recording.NewWriter(rf.out, recording.WithSource("mmbot record"))
 	if err != nil {
 		return err
 	}
-	rec, err := backtest.NewRecorder(client, w, backtest.RecorderConfig{Markets: rms, Interval: rf.interval, Log: log})
+	rec, err := recorder.New(client, w, recorder.Config{Markets: rms, Interval: rf.interval, Log: log})
 	if err != nil {
 		_ = w.Abort()
 		return err
@@ -124,13 +125,13 @@ func cmdRecord(e *env, args []string) error {
 // recordMarket takes a selected market's recording terms. Its tokens are in
 // YES, NO order, which is the exchange's outcome order unless a market
 // lists NO first (as the loop assumes too).
-func recordMarket(m strategy.Market) backtest.RecordMarket {
-	return backtest.RecordMarket{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, EndDate: m.EndDate,
+func recordMarket(m strategy.Market) recorder.Market {
+	return recorder.Market{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, EndDate: m.EndDate,
 		Rewards: m.Rewards}
 }
 
 // progressLine describes the recording so far.
-func progressLine(st backtest.RecordStats, bytes int64, elapsed time.Duration) string {
+func progressLine(st recorder.Stats, bytes int64, elapsed time.Duration) string {
 	return fmt.Sprintf("%d events (%d books, %d trades, %d meta), %s, %s", st.Events, st.Books, st.Trades, st.Metas,
 		humanBytes(bytes), elapsed.Round(time.Second))
 }

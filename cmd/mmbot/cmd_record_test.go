@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/recorder"
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 // checkRecording reads a recording back and checks what every recording of
@@ -18,12 +19,12 @@ import (
 // number of events of each kind.
 func checkRecording(t *testing.T, path, source string, wantMarkets int) (books, trades, metas int) {
 	t.Helper()
-	r, err := backtest.Open(path)
+	r, err := recording.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if h := r.Header(); h.Source != source || h.Version != backtest.Version {
+	if h := r.Header(); h.Source != source || h.Version != recording.Version {
 		t.Errorf("header %+v", h)
 	}
 	var last time.Time
@@ -38,7 +39,7 @@ func checkRecording(t *testing.T, path, source string, wantMarkets int) (books, 
 		}
 		last = e.Time()
 		switch e.Kind {
-		case backtest.KindBook:
+		case recording.KindBook:
 			books++
 			if bookTokens[e.Book.Market] == nil {
 				bookTokens[e.Book.Market] = map[string]bool{}
@@ -47,12 +48,12 @@ func checkRecording(t *testing.T, path, source string, wantMarkets int) (books, 
 			if e.Book.Exchange.IsZero() || !e.Book.TickSize.IsPositive() {
 				t.Errorf("book without exchange time or tick: %+v", e.Book)
 			}
-		case backtest.KindTrade:
+		case recording.KindTrade:
 			trades++
 			if !e.Trade.TakerSide.Valid() || !e.Trade.Price.IsPositive() {
 				t.Errorf("trade %+v", e.Trade)
 			}
-		case backtest.KindMeta:
+		case recording.KindMeta:
 			metas++
 			metaTokens[e.Meta.TokenID] = true
 		}
@@ -133,7 +134,7 @@ func TestRecordCommandStopsOnSignal(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("record did not stop")
 	}
-	r, err := backtest.Open(out)
+	r, err := recording.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestProgress(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
-	st := backtest.RecordStats{Events: 12, Books: 8, Trades: 2, Metas: 2}
+	st := recorder.Stats{Events: 12, Books: 8, Trades: 2, Metas: 2}
 	for _, c := range []struct {
 		bytes int64
 		want  string

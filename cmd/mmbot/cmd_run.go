@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/paper"
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/internal/logging"
@@ -90,7 +90,7 @@ type daemon struct {
 
 	obs    *observer
 	client *exchange.Client
-	paper  *backtest.PaperVenue // dry run only
+	paper  *paper.Venue // dry run only
 	loop   *strategy.Loop
 	kill   *risk.KillSwitch
 	health *metrics.Health

@@ -5,7 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/recorder"
+	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange/sim"
 )
 
@@ -15,11 +16,11 @@ import (
 // goroutine, and nothing here calls back into the exchange.
 type simRecorder struct {
 	path string
-	w    *backtest.Writer
-	q    *backtest.AsyncSink
+	w    *recording.Writer
+	q    *recorder.AsyncSink
 
 	mu      sync.Mutex // the hooks may run on several goroutines
-	filter  backtest.BookFilter
+	filter  recording.BookFilter
 	last    time.Time
 	skipped int
 	started bool // hooks before start are not recorded
@@ -27,11 +28,11 @@ type simRecorder struct {
 }
 
 func newSimRecorder(path string) (*simRecorder, error) {
-	w, err := backtest.NewWriter(path, backtest.WithSource("mmbot sim"))
+	w, err := recording.NewWriter(path, recording.WithSource("mmbot sim"))
 	if err != nil {
 		return nil, err
 	}
-	return &simRecorder{path: path, w: w, q: backtest.NewAsyncSink(w)}, nil
+	return &simRecorder{path: path, w: w, q: recorder.NewAsyncSink(w)}, nil
 }
 
 // start begins the recording at time at: each open market's terms (one
@@ -47,7 +48,7 @@ func (r *simRecorder) start(ex *sim.Exchange, at time.Time) {
 			continue
 		}
 		for _, tok := range m.TokenIDs {
-			r.queue(backtest.MetaEvent(&backtest.Meta{Stamp: backtest.Stamp{Received: at}, TokenID: tok, Market: m.ConditionID,
+			r.queue(recording.MetaEvent(&recording.Meta{Stamp: recording.Stamp{Received: at}, TokenID: tok, Market: m.ConditionID,
 				TickSize: m.TickSize, MinOrderSize: m.MinOrderSize, EndDate: m.EndDate, RewardMaxSpread: m.Rewards.MaxSpread,
 				RewardMinSize: m.Rewards.MinSize, RewardDailyRate: m.Rewards.DailyRate}))
 		}
@@ -88,13 +89,13 @@ func (r *simRecorder) onBook(ev sim.BookEvent) {
 func (r *simRecorder) books(ev sim.BookEvent) {
 	for i := range ev.Books {
 		b := &ev.Books[i]
-		bk := &backtest.Book{Stamp: backtest.Stamp{Exchange: ev.Time, Received: ev.Time}, TokenID: b.AssetID, Market: ev.Market,
+		bk := &recording.Book{Stamp: recording.Stamp{Exchange: ev.Time, Received: ev.Time}, TokenID: b.AssetID, Market: ev.Market,
 			Bids: b.Bids, Asks: b.Asks, TickSize: b.TickSize, MinOrderSize: b.MinOrderSize}
 		r.mu.Lock()
 		changed := r.filter.Changed(bk, b.Hash)
 		r.mu.Unlock()
 		if changed {
-			r.queue(backtest.BookEvent(bk))
+			r.queue(recording.BookEvent(bk))
 		}
 	}
 }
@@ -104,7 +105,7 @@ func (r *simRecorder) onTrade(ev sim.TradeEvent) {
 	if !r.recording() {
 		return
 	}
-	r.queue(backtest.TradeEvent(&backtest.Trade{Stamp: backtest.Stamp{Exchange: ev.Time, Received: ev.Time}, TokenID: ev.Token,
+	r.queue(recording.TradeEvent(&recording.Trade{Stamp: recording.Stamp{Exchange: ev.Time, Received: ev.Time}, TokenID: ev.Token,
 		Market: ev.Market, Price: ev.Price, Size: ev.Size, TakerSide: ev.Side}))
 }
 
@@ -116,19 +117,19 @@ func (r *simRecorder) recording() bool {
 
 // queue stamps e no earlier than the previous event (the wall clock may
 // step back), skips what the format cannot hold and queues the rest.
-func (r *simRecorder) queue(e backtest.Event) {
+func (r *simRecorder) queue(e recording.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
 		return
 	}
-	var st *backtest.Stamp
+	var st *recording.Stamp
 	switch e.Kind {
-	case backtest.KindBook:
+	case recording.KindBook:
 		st = &e.Book.Stamp
-	case backtest.KindTrade:
+	case recording.KindTrade:
 		st = &e.Trade.Stamp
-	case backtest.KindMeta:
+	case recording.KindMeta:
 		st = &e.Meta.Stamp
 	}
 	if st.Received.Before(r.last) {

@@ -15,7 +15,10 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/shopspring/decimal"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/backtest/replay"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/signer"
@@ -257,7 +260,7 @@ func parityLive(t *testing.T, seed uint64, offset float64, cycles int) (*parityL
 	clock := simLoopClock{ex}
 	plog := newParityLog(client, ex.Now)
 	plog.afterRead = func() { _ = ex.Advance(time.Millisecond) }
-	l, err := strategy.NewLoop(parityLoopConfig(t, markets, offset), plog, orderSigner{sgn}, backtest.NewMemJournal(), clock, zerolog.Nop(), plog)
+	l, err := strategy.NewLoop(parityLoopConfig(t, markets, offset), plog, orderSigner{sgn}, replay.NewMemJournal(), clock, zerolog.Nop(), plog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,18 +312,18 @@ func (c simLoopClock) Sleep(ctx context.Context, d time.Duration) error {
 // when it placed the same ones.
 func parityReplay(t *testing.T, markets []strategy.Market, path string, offset float64) *parityLog {
 	t.Helper()
-	src, err := backtest.Open(path)
+	src, err := recording.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	rp, err := backtest.NewReplay(src, backtest.ReplayConfig{Markets: markets, Matcher: backtest.MatcherConfig{Mode: backtest.ModeQueue, Seed: 1},
-		HideOwnOrders: true}, backtest.NewAccumulator(backtest.AccumulatorConfig{}))
+	rp, err := replay.New(src, replay.Config{Markets: markets, Matcher: fillmodel.MatcherConfig{Mode: fillmodel.ModeQueue, Seed: 1},
+		HideOwnOrders: true}, accounting.NewAccumulator(accounting.AccumulatorConfig{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	plog := newParityLog(rp, rp.Now)
-	l, err := strategy.NewLoop(parityLoopConfig(t, markets, offset), plog, &backtest.Signer{}, backtest.NewMemJournal(), rp, zerolog.Nop(), plog)
+	l, err := strategy.NewLoop(parityLoopConfig(t, markets, offset), plog, &replay.Signer{}, replay.NewMemJournal(), rp, zerolog.Nop(), plog)
 	if err != nil {
 		t.Fatal(err)
 	}

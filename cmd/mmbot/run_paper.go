@@ -5,7 +5,8 @@ import (
 	"io"
 	"math/rand/v2"
 
-	"github.com/mmbot/mmbot/backtest"
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/paper"
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/signer"
@@ -23,7 +24,7 @@ import (
 //   - The journal is its own file, state.path + ".paper": a paper session
 //     never touches the live journal (which belongs to another address
 //     anyway), and `mmbot orders --state <path>.paper` lists paper orders.
-//   - The loop's venue is a backtest.PaperVenue over the client: live books
+//   - The loop's venue is a paper.Venue over the client: live books
 //     and trades, fills from the backtest's fill model with the [backtest]
 //     fill_model and latencies.
 
@@ -74,11 +75,11 @@ func (d *daemon) venue(markets []strategy.Market) (strategy.Venue, error) {
 	if err != nil {
 		return nil, err
 	}
-	pms := make([]backtest.PaperMarket, 0, len(markets))
+	pms := make([]paper.Market, 0, len(markets))
 	for _, m := range markets {
-		pms = append(pms, backtest.PaperMarket{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize})
+		pms = append(pms, paper.Market{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize})
 	}
-	pv, err := backtest.NewPaperVenue(d.client, backtest.PaperConfig{Markets: pms, Matcher: mc, MaxBatch: d.cfg.Exchange.MaxBatch})
+	pv, err := paper.NewVenue(d.client, paper.Config{Markets: pms, Matcher: mc, MaxBatch: d.cfg.Exchange.MaxBatch})
 	if err != nil {
 		return nil, err
 	}
@@ -91,17 +92,17 @@ func (d *daemon) venue(markets []strategy.Market) (strategy.Venue, error) {
 // paperMatcherConfig reads the fill model of a paper session from
 // [backtest]: fill_model, latency_order and latency_cancel (latency_data does
 // not apply: the data arrives with its real delay).
-func paperMatcherConfig(b *configs.Backtest) (backtest.MatcherConfig, error) {
-	mode, err := backtest.ParseMode(b.FillModel)
+func paperMatcherConfig(b *configs.Backtest) (fillmodel.MatcherConfig, error) {
+	mode, err := fillmodel.ParseMode(b.FillModel)
 	if err != nil {
-		return backtest.MatcherConfig{}, fmt.Errorf("backtest.fill_model: %w", err)
+		return fillmodel.MatcherConfig{}, fmt.Errorf("backtest.fill_model: %w", err)
 	}
-	return backtest.MatcherConfig{Mode: mode, Seed: 1,
-		Latency: backtest.Latency{Order: backtest.Constant(b.LatencyOrder.Std()), Cancel: backtest.Constant(b.LatencyCancel.Std())}}, nil
+	return fillmodel.MatcherConfig{Mode: mode, Seed: 1,
+		Latency: fillmodel.Latency{Order: fillmodel.Constant(b.LatencyOrder.Std()), Cancel: fillmodel.Constant(b.LatencyCancel.Std())}}, nil
 }
 
 // paperLatency describes the simulated latencies (the data's is real).
-func paperLatency(l backtest.Latency) string {
+func paperLatency(l fillmodel.Latency) string {
 	return "order " + l.Order.String() + ", cancel " + l.Cancel.String()
 }
 

@@ -74,6 +74,75 @@ var rules = []rule{
 		applies:  []string{"./internal/..."},
 		onlyOurs: []string{"./internal/..."},
 	},
+	// The backtest packages are layered by job, and imports only run down:
+	//
+	//	report ─> sweep ─> accounting ─> fillmodel ─> recording ─> exchange
+	//	replay ─> accounting, fillmodel, recording, strategy
+	//	paper ─> fillmodel, recording, strategy
+	//	importer, recorder ─> recording
+	//
+	// backtest/internal holds test fixtures: no production package imports it.
+	{
+		why:      "backtest/recording is the bottom layer: it uses only the exchange types",
+		applies:  []string{"./backtest/recording"},
+		direct:   true,
+		onlyOurs: []string{"./exchange", "./internal/..."},
+	},
+	{
+		why:      "backtest/importer and backtest/recorder write recordings: they use the recording format, not the layers above",
+		applies:  []string{"./backtest/importer", "./backtest/recorder"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/recording", "./exchange", "./strategy", "./internal/..."},
+	},
+	{
+		why:      "backtest/fillmodel sits on the recording format only",
+		applies:  []string{"./backtest/fillmodel"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/recording", "./exchange", "./internal/..."},
+	},
+	{
+		why:      "backtest/accounting uses the fill model and the recording format, nothing above",
+		applies:  []string{"./backtest/accounting"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/fillmodel", "./backtest/recording", "./exchange", "./internal/..."},
+	},
+	{
+		why:      "backtest/sweep runs grids of anything that returns accounting results",
+		applies:  []string{"./backtest/sweep"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/accounting", "./internal/..."},
+	},
+	{
+		why:      "backtest/report renders results and sweeps; it never runs a replay",
+		applies:  []string{"./backtest/report"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/sweep", "./backtest/accounting", "./backtest/fillmodel", "./backtest/recording", "./exchange", "./internal/..."},
+	},
+	{
+		why:      "backtest/paper is a venue over the fill model: no replay, accounting or reports",
+		applies:  []string{"./backtest/paper"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/fillmodel", "./backtest/recording", "./exchange", "./strategy/...", "./internal/..."},
+	},
+	{
+		why:      "backtest/replay drives the loop over the layers below it, and renders nothing",
+		applies:  []string{"./backtest/replay"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/accounting", "./backtest/fillmodel", "./backtest/recording", "./exchange", "./strategy/...", "./risk", "./internal/..."},
+	},
+	{
+		why:     "backtest/internal holds test fixtures: only tests import it",
+		applies: []string{"./..."},
+		except:  []string{"./backtest/internal/..."},
+		direct:  true,
+		deny:    []string{"./backtest/internal/..."},
+	},
+	{
+		why:      "the backtest package itself is documentation: it imports nothing",
+		applies:  []string{"./backtest"},
+		direct:   true,
+		onlyOurs: []string{"./internal/secret"},
+	},
 	{
 		why:     "no package imports cmd/",
 		applies: []string{"./..."},
@@ -183,19 +252,28 @@ func TestDependencyRules(t *testing.T) {
 func TestRulesCatchViolations(t *testing.T) {
 	m := func(s string) string { return module + "/" + s }
 	graph := map[string][]string{
-		m("exchange"):         {"net/http", m("internal/secret"), m("risk")},
-		m("exchange/sim"):     {m("exchange"), m("signer"), "github.com/ethereum/go-ethereum/common"},
-		m("signer"):           {m("exchange"), "github.com/ethereum/go-ethereum/crypto", m("state")},
-		m("strategy"):         {m("exchange"), m("risk"), "net/http", m("exchange/sim")},
-		m("risk"):             {m("exchange"), m("strategy/model")},
-		m("strategy/model"):   {m("cmd/mmbot/util")},
-		m("state"):            {m("exchange"), "go.etcd.io/bbolt"},
-		m("configs"):          {m("internal/secret"), m("exchange")},
-		m("internal/secret"):  {},
-		m("internal/metrics"): {m("configs")},
-		m("cmd/mmbot"):        {m("configs"), m("exchange/sim")},
-		m("cmd/mmbot/util"):   {},
-		m("backtest"):         {"github.com/ethereum/go-ethereum/common"},
+		m("exchange"):                  {"net/http", m("internal/secret"), m("risk")},
+		m("exchange/sim"):              {m("exchange"), m("signer"), "github.com/ethereum/go-ethereum/common"},
+		m("signer"):                    {m("exchange"), "github.com/ethereum/go-ethereum/crypto", m("state")},
+		m("strategy"):                  {m("exchange"), m("risk"), "net/http", m("exchange/sim")},
+		m("risk"):                      {m("exchange"), m("strategy/model")},
+		m("strategy/model"):            {m("cmd/mmbot/util")},
+		m("state"):                     {m("exchange"), "go.etcd.io/bbolt"},
+		m("configs"):                   {m("internal/secret"), m("exchange")},
+		m("internal/secret"):           {},
+		m("internal/metrics"):          {m("configs")},
+		m("cmd/mmbot"):                 {m("configs"), m("exchange/sim")},
+		m("cmd/mmbot/util"):            {},
+		m("backtest"):                  {"github.com/ethereum/go-ethereum/common"},
+		m("backtest/recording"):        {m("exchange"), m("backtest/fillmodel")},
+		m("backtest/fillmodel"):        {m("backtest/recording"), m("backtest/accounting")},
+		m("backtest/accounting"):       {m("backtest/fillmodel"), m("backtest/report")},
+		m("backtest/report"):           {m("backtest/accounting"), m("backtest/replay")},
+		m("backtest/replay"):           {m("backtest/accounting"), m("backtest/report"), m("backtest/internal/fixture")},
+		m("backtest/paper"):            {m("backtest/fillmodel"), m("backtest/replay")},
+		m("backtest/importer"):         {m("backtest/recording"), m("backtest/fillmodel")},
+		m("backtest/sweep"):            {m("backtest/accounting"), m("backtest/replay")},
+		m("backtest/internal/fixture"): {m("exchange")},
 	}
 	pkgs := map[string]*pkg{}
 	for path, imports := range graph {
@@ -234,6 +312,15 @@ func TestRulesCatchViolations(t *testing.T) {
 		"signer imports state: signer uses only",
 		"internal/metrics imports configs: internal packages are leaves",
 		"strategy/model imports cmd/mmbot/util: no package imports cmd/",
+		"backtest/recording imports backtest/fillmodel: backtest/recording is the bottom layer",
+		"backtest/fillmodel imports backtest/accounting: backtest/fillmodel sits on the recording format only",
+		"backtest/accounting imports backtest/report: backtest/accounting uses the fill model",
+		"backtest/report imports backtest/replay: backtest/report renders results",
+		"backtest/replay imports backtest/report: backtest/replay drives the loop",
+		"backtest/replay imports backtest/internal/fixture: backtest/internal holds test fixtures",
+		"backtest/paper imports backtest/replay: backtest/paper is a venue",
+		"backtest/importer imports backtest/fillmodel: backtest/importer and backtest/recorder write recordings",
+		"backtest/sweep imports backtest/replay: backtest/sweep runs grids",
 	}
 	for _, w := range want {
 		found := false
@@ -246,7 +333,10 @@ func TestRulesCatchViolations(t *testing.T) {
 	}
 	// And nothing is reported for the allowed edges.
 	for _, g := range got {
-		for _, ok := range []string{"signer imports github.com/ethereum", "state imports go.etcd.io", "configs imports internal/secret", "exchange imports internal/secret", "cmd/mmbot imports"} {
+		for _, ok := range []string{"signer imports github.com/ethereum", "state imports go.etcd.io", "configs imports internal/secret", "exchange imports internal/secret", "cmd/mmbot imports",
+			"backtest/fillmodel imports backtest/recording:", "backtest/accounting imports backtest/fillmodel:", "backtest/report imports backtest/accounting:",
+			"backtest/replay imports backtest/accounting:", "backtest/paper imports backtest/fillmodel:", "backtest/importer imports backtest/recording:",
+			"backtest/sweep imports backtest/accounting:", "backtest/internal/fixture imports exchange:"} {
 			if strings.HasPrefix(g, ok) {
 				t.Errorf("allowed edge reported: %s", g)
 			}

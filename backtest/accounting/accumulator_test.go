@@ -1,0 +1,144 @@
+package accounting
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/internal/fixture"
+	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/exchange"
+)
+
+func top(t *testing.T, bid, ask string) *recording.FixedBook {
+	return &recording.FixedBook{Bids: []recording.Level{{Price: fixture.Fx(t, bid), Size: fixture.Fx(t, "100")}}, Asks: []recording.Level{{Price: fixture.Fx(t, ask), Size: fixture.Fx(t, "100")}}}
+}
+
+func TestAccumulatorShortAndFlip(t *testing.T) {
+	acc := NewAccumulator(AccumulatorConfig{})
+	a := acc.Token("X")
+	a.OnBook(fixture.Sec(0), top(t, "0.40", "0.60"))
+	fill := func(at float64, side exchange.Side, price, size string) {
+		a.OnFill(fillmodel.Fill{OrderID: "o", Side: side, Price: fixture.Fx(t, price), Size: fixture.Fx(t, size), Time: fixture.Sec(at)})
+	}
+	fill(1, exchange.Sell, "0.60", "10") // short 10 @0.60
+	fill(2, exchange.Buy, "0.40", "15")  // cover 10 (+2), long 5 @0.40
+	fill(3, exchange.Sell, "0.50", "5")  // close 5 (+0.5)
+	r, err := acc.Finish(fixture.Sec(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Total.Realized.Equal(fixture.Dec("2.5")) || !r.Total.PnL.Equal(fixture.Dec("2.5")) || !r.Tokens[0].Position.IsZero() {
+		t.Errorf("realized %s pnl %s pos %s", r.Total.Realized, r.Total.PnL, r.Tokens[0].Position)
+	}
+}
+
+func TestStats(t *testing.T) {
+	ann := annualisation(time.Minute)
+	if math.Abs(ann-math.Sqrt(525600)) > 1e-9 {
+		t.Errorf("annualisation %v", ann)
+	}
+	r := []float64{1, -1, 2, 0}
+	// mean 0.5, sample sd sqrt(((0.5)²+(1.5)²+(1.5)²+(0.5)²)/3) = sqrt(5/3)
+	if got, want := sharpe(r, 1), 0.5/math.Sqrt(5.0/3); math.Abs(got-want) > 1e-12 {
+		t.Errorf("sharpe %v want %v", got, want)
+	}
+	// downside deviation sqrt(1/4) = 0.5
+	if got := sortino(r, 2); math.Abs(got-2) > 1e-12 {
+		t.Errorf("sortino %v", got)
+	}
+	if !math.IsInf(sortino([]float64{1, 2}, 1), 1) || !math.IsNaN(sharpe([]float64{1}, 1)) || !math.IsNaN(sharpe([]float64{1, 1}, 1)) {
+		t.Error("degenerate cases")
+	}
+	dd := maxDrawdown([]decimal.Decimal{fixture.Dec("0"), fixture.Dec("3"), fixture.Dec("1"), fixture.Dec("4"), fixture.Dec("-1.5"), fixture.Dec("2")})
+	if !dd.Equal(fixture.Dec("5.5")) {
+		t.Errorf("drawdown %s", dd)
+	}
+	if median([]float64{3, 1, 2, 10}) != 2.5 || !math.IsNaN(median(nil)) {
+		t.Error("median")
+	}
+	var w windowPeak
+	w.width = 10 * time.Second
+	for _, s := range []float64{0, 1, 2, 9.9, 10, 10.5, 30, 30, 30} {
+		w.add(fixture.Sec(s))
+	}
+	// Window (t−10 s, t]: at 10.5 s it holds 1, 2, 9.9, 10, 10.5 = 5.
+	if w.peak != 5 || w.total != 9 {
+		t.Errorf("window peak %d total %d", w.peak, w.total)
+	}
+}
+
+func TestRewardScorerAndSampler(t *testing.T) {
+	m, err := fillmodel.NewMatcher("tok", fillmodel.MatcherConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := recording.FixedBook{Bids: []recording.Level{{Price: fixture.Fx(t, "0.49"), Size: fixture.Fx(t, "100")}, {Price: fixture.Fx(t, "0.45"), Size: fixture.Fx(t, "100")}},
+		Asks: []recording.Level{{Price: fixture.Fx(t, "0.51"), Size: fixture.Fx(t, "50")}, {Price: fixture.Fx(t, "0.60"), Size: fixture.Fx(t, "1000")}}}
+	m.OnBook(&book, fixture.Sec(0))
+	if _, err := m.Place(fillmodel.VirtualOrder{ID: "b", Side: exchange.Buy, Price: fixture.Fx(t, "0.48"), Size: fixture.Fx(t, "20")}, fixture.Sec(0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Place(fillmodel.VirtualOrder{ID: "tiny", Side: exchange.Sell, Price: fixture.Fx(t, "0.52"), Size: fixture.Fx(t, "1")}, fixture.Sec(0)); err != nil {
+		t.Fatal(err)
+	}
+	m.Advance(fixture.Sec(1))
+	s := fillmodel.RewardSampler{Scorer: fillmodel.QuadraticScorer{}}
+	if _, n := s.Sample(fixture.Sec(1), m, fixture.Fx(t, "0.03"), fixture.Fx(t, "5")); n != 0 {
+		t.Error("first call sampled")
+	}
+	if _, n := s.Sample(fixture.Sec(59), m, fixture.Fx(t, "0.03"), fixture.Fx(t, "5")); n != 0 {
+		t.Error("sampled before the minute")
+	}
+	sc, n := s.Sample(fixture.Sec(180), m, fixture.Fx(t, "0.03"), fixture.Fx(t, "5"))
+	if n != 3 {
+		t.Fatalf("samples %d, want 3 (1:00, 2:00, 3:00)", n)
+	}
+	// mid 0.50, v 0.03: ours: 0.48 → ((0.03−0.02)/0.03)²·20 = 20/9; the 1-share
+	// ask is below min size. Book: 0.49 and 0.51 → (2/3)²·100 and (2/3)²·50;
+	// 0.45 and 0.60 are beyond the spread.
+	ours := 20.0 / 9
+	total := ours + 4.0/9*150
+	if math.Abs(sc.Ours-3*ours) > 1e-9 || math.Abs(sc.Total-3*total) > 1e-9 {
+		t.Errorf("score %+v, want %v / %v", sc, 3*ours, 3*total)
+	}
+	if _, n := s.Sample(fixture.Sec(200), m, fixture.Fx(t, "0.03"), fixture.Fx(t, "5")); n != 0 {
+		t.Error("sampled twice in a minute")
+	}
+}
+
+func TestFees(t *testing.T) {
+	f := fillmodel.Fees{MakerBps: fixture.Dec("-5"), TakerBps: fixture.Dec("20")}
+	if got := f.Fee(fixture.Fx(t, "0.5"), fixture.Fx(t, "100"), true); !got.Equal(fixture.Dec("0.1")) {
+		t.Errorf("taker fee %s", got)
+	}
+	if got := f.Fee(fixture.Fx(t, "0.5"), fixture.Fx(t, "100"), false); !got.Equal(fixture.Dec("-0.025")) {
+		t.Errorf("maker rebate %s", got)
+	}
+}
+
+func TestAccumulatorOnBookDoesNotAllocate(t *testing.T) {
+	acc := NewAccumulator(AccumulatorConfig{})
+	a := acc.Token("A")
+	b1, b2 := top(t, "0.48", "0.52"), top(t, "0.47", "0.52")
+	now := fixture.Sec(0)
+	a.OnBook(now, b1)
+	qb, qa := fixture.Fx(t, "0.47"), fixture.Fx(t, "0.53")
+	i := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		i++
+		now = now.Add(time.Millisecond) // 1000 runs stay within one minute
+		if i%2 == 0 {
+			a.OnBook(now, b1)
+		} else {
+			a.OnBook(now, b2)
+		}
+		a.OnQuote(now, qb, qa)
+	})
+	if allocs != 0 {
+		t.Errorf("OnBook allocates %.1f times", allocs)
+	}
+}

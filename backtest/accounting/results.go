@@ -1,0 +1,156 @@
+package accounting
+
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/exchange"
+)
+
+// RunInfo describes the run for the reports: every report states the fill
+// mode and the latency model.
+type RunInfo struct {
+	Data     string // the recording replayed
+	Strategy string // the strategy and its parameters, as the caller describes them
+	Mode     fillmodel.Mode
+	Queue    fillmodel.QueueModel
+	Latency  fillmodel.Latency
+	Fees     fillmodel.Fees
+	Seed     uint64
+	// Labels names tokens for people (e.g. "will-x-happen YES"); reports
+	// fall back to the token id. The CSV always carries the id.
+	Labels map[string]string
+}
+
+// Results is the outcome of a run, produced by Accumulator.Finish. Every
+// list is in a deterministic order (time, then token id).
+type Results struct {
+	Run        RunInfo
+	Start, End time.Time
+	Interval   time.Duration // the sampling interval of Series and of the Sharpe ratio
+
+	Total  Summary        // the whole portfolio
+	Tokens []TokenSummary // per token, by id
+
+	Sharpe      float64 // annualised, of per-interval PnL changes (NaN when undefined)
+	Sortino     float64 // annualised (NaN when undefined, +Inf without losses)
+	MaxDrawdown decimal.Decimal
+
+	Markouts []MarkoutStats        // at 1 s, 10 s and 60 s
+	Rates    []RateUse             // orders and cancels sent against each cap
+	Reward   fillmodel.RewardScore // summed over samples
+	Samples  int                   // reward samples taken
+
+	Series []SeriesRow // per interval and token
+	Totals []TotalRow  // per interval, the portfolio
+	Fills  []FillRecord
+}
+
+// RewardShare is our share of the liquidity-reward score (0 without samples).
+func (r *Results) RewardShare() float64 {
+	if r.Reward.Total <= 0 {
+		return 0
+	}
+	return r.Reward.Ours / r.Reward.Total
+}
+
+// Summary holds the money metrics of the portfolio or of one token. All PnL
+// figures are in collateral units.
+type Summary struct {
+	PnL          decimal.Decimal // marked: cash + position × mark (fees included)
+	Realized     decimal.Decimal // average-cost realized PnL, net of fees
+	Unrealized   decimal.Decimal // PnL − Realized
+	SpreadPnL    decimal.Decimal // Σ size × edge to the mid at the fill (before fees)
+	InventoryPnL decimal.Decimal // PnL + Fees − SpreadPnL: what price moves did to the inventory
+	Fees         decimal.Decimal // paid (negative: rebates received)
+	Cash         decimal.Decimal
+	Volume       decimal.Decimal // shares filled
+	Notional     decimal.Decimal // collateral traded
+	Fills        int
+	TakerFills   int
+	PlacedSize   decimal.Decimal // shares placed (orders sent)
+	FilledSize   decimal.Decimal
+	OrdersSent   int
+	CancelsSent  int
+	AvgWait      time.Duration // from active to first fill, over orders that filled as maker
+	WaitSamples  int
+}
+
+// FillRatio is filled size / placed size (0 when nothing was placed).
+func (s *Summary) FillRatio() float64 {
+	if !s.PlacedSize.IsPositive() {
+		return 0
+	}
+	f, _ := s.FilledSize.Div(s.PlacedSize).Float64()
+	return f
+}
+
+// TokenSummary adds the inventory path of one token.
+type TokenSummary struct {
+	TokenID string
+	Summary
+	Position     decimal.Decimal // at the end
+	MaxAbsPos    decimal.Decimal // largest |position| at a sample or fill
+	MeanAbsPos   float64         // mean |position| over the samples
+	LastMid      decimal.Decimal // the mark at the end (the payout once resolved)
+	Resolved     bool
+	MidlessFills int // fills with no mid known (not in SpreadPnL or markouts)
+}
+
+// MarkoutStats summarises the markouts at one horizon: for each fill,
+// side × (mid at fill time + horizon − fill price), in price units, positive
+// when the market moved our way.
+type MarkoutStats struct {
+	Horizon    time.Duration
+	Count      int
+	Mean       float64
+	Median     float64
+	SizeWeight float64 // size-weighted mean
+	Values     []float64
+}
+
+// SeriesRow is one token at the end of one interval.
+type SeriesRow struct {
+	Time             time.Time
+	TokenID          string
+	BestBid, BestAsk exchange.Fixed // 0 when the side is empty
+	Mid              decimal.Decimal
+	HasMid           bool
+	OurBid, OurAsk   exchange.Fixed // our quotes as last reported; 0 for none
+	Position         decimal.Decimal
+	Cash             decimal.Decimal
+	Fees             decimal.Decimal // cumulative
+	PnL              decimal.Decimal
+	Fills            int // cumulative
+}
+
+// TotalRow is the portfolio at the end of one interval.
+type TotalRow struct {
+	Time time.Time
+	Cash decimal.Decimal
+	Fees decimal.Decimal
+	PnL  decimal.Decimal
+}
+
+// FillRecord is one fill as kept for the reports.
+type FillRecord struct {
+	Time    time.Time
+	TokenID string
+	OrderID string
+	Side    exchange.Side
+	Price   exchange.Fixed
+	Size    exchange.Fixed
+	Taker   bool
+	Reason  fillmodel.FillReason
+	Mid     decimal.Decimal // at the fill; zero when unknown
+}
+
+// Label returns the token's label, or its id when it has none.
+func (r RunInfo) Label(token string) string {
+	if l, ok := r.Labels[token]; ok && l != "" {
+		return l
+	}
+	return token
+}

@@ -1,0 +1,162 @@
+package recording
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+)
+
+// ErrOutOfOrder is returned when an event's Time is before the previous one's.
+var ErrOutOfOrder = errors.New("event out of time order")
+
+// ErrClosed is returned by a Writer after Close or Abort.
+var ErrClosed = errors.New("writer closed")
+
+// Writer writes a recording. Nothing is visible at the destination path until
+// Close commits it (temporary file, fsync, rename); Abort, an error, or a
+// crashed process leaves no file at the destination.
+type Writer struct {
+	af     *atomicFile
+	cw     *countingWriter
+	bw     *bufio.Writer
+	gz     *gzip.Writer
+	buf    []byte
+	last   time.Time
+	n      int
+	header Header
+	closed bool
+}
+
+// WriterOption configures NewWriter.
+type WriterOption func(*writerConfig)
+
+type writerConfig struct {
+	source  string
+	created time.Time
+	level   int
+}
+
+// WithSource sets the header's source field (what produced the recording).
+func WithSource(s string) WriterOption { return func(c *writerConfig) { c.source = s } }
+
+// WithCreated sets the header's created time (default: now), for
+// reproducible files.
+func WithCreated(t time.Time) WriterOption { return func(c *writerConfig) { c.created = t } }
+
+// WithCompressionLevel sets the gzip level (gzip.BestSpeed … gzip.BestCompression;
+// default gzip.DefaultCompression).
+func WithCompressionLevel(level int) WriterOption { return func(c *writerConfig) { c.level = level } }
+
+// NewWriter starts a recording that Close will commit to path. The header is
+// written at once.
+func NewWriter(path string, opts ...WriterOption) (*Writer, error) {
+	cfg := writerConfig{level: gzip.DefaultCompression}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.created.IsZero() {
+		cfg.created = time.Now()
+	}
+	af, err := createAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	cw := &countingWriter{w: af}
+	bw := bufio.NewWriterSize(cw, 64<<10)
+	gz, err := gzip.NewWriterLevel(bw, cfg.level)
+	if err != nil {
+		_ = af.Abort()
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	w := &Writer{af: af, cw: cw, bw: bw, gz: gz,
+		header: Header{Format: Format, Version: Version, Created: cfg.created.UTC(), Source: cfg.source}}
+	hb, err := json.Marshal(w.header)
+	if err == nil {
+		_, err = gz.Write(append(hb, '\n'))
+	}
+	if err != nil {
+		_ = w.Abort()
+		return nil, fmt.Errorf("recording %s: write header: %w", path, err)
+	}
+	return w, nil
+}
+
+// Header returns the header the Writer wrote.
+func (w *Writer) Header() Header { return w.header }
+
+// Count returns the number of events written.
+func (w *Writer) Count() int { return w.n }
+
+// Bytes returns the number of compressed bytes that have reached the file so
+// far. It lags the events written by what the compressor and the write
+// buffer hold (up to some tens of KiB) until Close. Unlike the Writer's other
+// methods it may be called from another goroutine (a progress display).
+func (w *Writer) Bytes() int64 { return w.cw.n.Load() }
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// Write validates e and appends it. Events must come in non-decreasing Time
+// order. A write error aborts the recording.
+func (w *Writer) Write(e Event) error {
+	if w.closed {
+		return ErrClosed
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	t := e.Time()
+	if t.Before(w.last) {
+		return fmt.Errorf("%w: %s %s before %s", ErrOutOfOrder, e.Kind, t.Format(time.RFC3339Nano), w.last.Format(time.RFC3339Nano))
+	}
+	w.buf = AppendLine(w.buf[:0], e)
+	if _, err := w.gz.Write(w.buf); err != nil {
+		_ = w.Abort()
+		return fmt.Errorf("write event: %w", err)
+	}
+	w.last = t
+	w.n++
+	return nil
+}
+
+// Close finishes the gzip stream and commits the recording atomically. After
+// an error nothing is left at the destination.
+func (w *Writer) Close() error {
+	if w.closed {
+		return ErrClosed
+	}
+	err := w.gz.Close()
+	if err == nil {
+		err = w.bw.Flush()
+	}
+	if err != nil {
+		_ = w.Abort()
+		return fmt.Errorf("close recording: %w", err)
+	}
+	w.closed = true
+	return w.af.Commit()
+}
+
+// Abort discards the recording: the temporary file is removed and nothing
+// appears at the destination. Abort after Close or Abort does nothing.
+func (w *Writer) Abort() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	return w.af.Abort()
+}

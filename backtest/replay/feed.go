@@ -1,0 +1,273 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/recording"
+	"io"
+	"time"
+)
+
+// This file moves the replay's time: events go to the fill model and the
+// metrics at their recorded time, and to the strategy's view after the data
+// latency.
+
+// peek makes sure the next event is read ahead; false at the end of the
+// recording or after an error.
+func (r *Replay) peek() bool {
+	if r.hasNext {
+		return true
+	}
+	if r.eof || r.err != nil {
+		return false
+	}
+	e, err := r.src.Next()
+	switch {
+	case err == nil:
+		r.next, r.hasNext = e, true
+		return true
+	case errors.Is(err, io.EOF):
+		r.eof = true
+	default:
+		r.err = fmt.Errorf("backtest: reading the recording: %w", err)
+	}
+	return false
+}
+
+// advanceTo replays every event at or before t, applies the Matchers'
+// transitions due by t, and moves the clock to t.
+func (r *Replay) advanceTo(t time.Time) {
+	if t.Before(r.now) {
+		t = r.now
+	}
+	for r.peek() {
+		et := r.next.Time()
+		if et.After(t) {
+			break
+		}
+		e := r.next
+		r.hasNext, r.next = false, recording.Event{}
+		r.consume(e, et)
+		if r.err != nil {
+			return
+		}
+		r.last = et
+		r.events++
+		if r.cfg.OnProgress != nil && r.events%r.cfg.ProgressEvery == 0 {
+			r.cfg.OnProgress(r.events)
+		}
+	}
+	r.dueBy(t)
+	r.sampleRewards(t)
+	r.now = t
+	r.reveal(t.Add(-r.dataMax))
+}
+
+// dueBy applies the Matcher transitions (activations, cancels) due at or
+// before t.
+func (r *Replay) dueBy(t time.Time) {
+	if r.nextDue.IsZero() || r.nextDue.After(t) {
+		return
+	}
+	r.nextDue = time.Time{}
+	for _, tok := range r.list {
+		if at, ok := tok.m.NextTransition(); ok && !at.After(t) {
+			r.onFills(tok, tok.m.Advance(t))
+		}
+		if at, ok := tok.m.NextTransition(); ok {
+			r.schedule(at)
+		}
+	}
+}
+
+// schedule notes a pending Matcher transition at t.
+func (r *Replay) schedule(t time.Time) {
+	if r.nextDue.IsZero() || t.Before(r.nextDue) {
+		r.nextDue = t
+	}
+}
+
+// consume feeds one event, at its time t, to the fill model and the
+// metrics (fills first, then the book), and queues it for the strategy.
+func (r *Replay) consume(e recording.Event, t time.Time) {
+	if t.Before(r.now) {
+		t = r.now // out of order: the Matchers treat it as now too
+	}
+	r.dueBy(t)
+	r.sampleRewards(t)
+	switch e.Kind {
+	case recording.KindBook:
+		tok := r.tokens[e.Book.TokenID]
+		if tok == nil {
+			return
+		}
+		if err := r.scratch.SetFrom(e.Book); err != nil {
+			r.err = fmt.Errorf("backtest: event %d: %w", r.events+1, err)
+			return
+		}
+		r.onFills(tok, tok.m.OnBook(&r.scratch, t))
+		tok.acc.OnBook(t, &r.scratch)
+		if b := e.Book; b.TickSize != tok.tickDec || b.MinOrderSize != tok.minDec {
+			// Decoded books share their decimals, so this converts only
+			// when the terms change.
+			tok.tickDec, tok.minDec = b.TickSize, b.MinOrderSize
+			if f, ok := fixedIfSet(b.TickSize); ok {
+				tok.tick = f
+			}
+			if f, ok := fixedIfSet(b.MinOrderSize); ok {
+				tok.minSize = f
+			}
+		}
+	case recording.KindTrade:
+		tok := r.tokens[e.Trade.TokenID]
+		if tok == nil {
+			return
+		}
+		mt, err := fillmodel.MatchTradeFrom(e.Trade)
+		if err != nil {
+			r.err = fmt.Errorf("backtest: event %d: %w", r.events+1, err)
+			return
+		}
+		r.onFills(tok, tok.m.OnTrade(mt, t))
+	case recording.KindMeta:
+		if !r.applyMeta(e.Meta, t) {
+			return
+		}
+	default:
+		return
+	}
+	if r.dataMax == 0 {
+		r.show(e)
+		return
+	}
+	r.vis = append(r.vis, e)
+}
+
+// applyMeta applies a metadata change at the exchange: tick and minimum
+// size, and resolution (the position is redeemed, our orders cancelled).
+// It reports whether the event concerns a known market.
+func (r *Replay) applyMeta(m *recording.Meta, t time.Time) bool {
+	var toks []*replayToken
+	if m.TokenID != "" {
+		if tok := r.tokens[m.TokenID]; tok != nil {
+			toks = append(toks, tok)
+		}
+	} else if mk := r.byCond[m.Market]; mk != nil {
+		toks = mk.toks[:]
+	}
+	for _, tok := range toks {
+		if f, ok := fixedIfSet(m.TickSize); ok {
+			tok.tick = f
+		}
+		if f, ok := fixedIfSet(m.MinOrderSize); ok {
+			tok.minSize = f
+		}
+		if m.Resolved && !tok.resolved {
+			tok.resolved = true
+			tok.acc.OnResolve(t, m.Payout)
+			for _, o := range append([]*vorder(nil), tok.live...) {
+				if at, err := tok.m.Cancel(o.id, t); err == nil {
+					r.schedule(at)
+				}
+				r.finish(o, statusCanceled)
+			}
+		}
+	}
+	return len(toks) > 0
+}
+
+// reveal makes visible to the strategy every queued event at or before
+// cut (and never takes back what was shown).
+func (r *Replay) reveal(cut time.Time) {
+	if cut.After(r.cutoff) {
+		r.cutoff = cut
+	}
+	for r.visHead < len(r.vis) {
+		e := r.vis[r.visHead]
+		if e.Time().After(r.cutoff) {
+			break
+		}
+		r.vis[r.visHead] = recording.Event{}
+		r.visHead++
+		r.show(e)
+	}
+	if r.visHead == len(r.vis) {
+		r.vis, r.visHead = r.vis[:0], 0
+	} else if r.visHead > 1024 && r.visHead*2 > len(r.vis) {
+		n := copy(r.vis, r.vis[r.visHead:])
+		clear(r.vis[n:])
+		r.vis, r.visHead = r.vis[:n], 0
+	}
+}
+
+// readCutoff draws the data latency of one read and reveals what it can
+// see: the exchange's state at now minus the draw (never older than what an
+// earlier read saw).
+func (r *Replay) readCutoff() time.Time {
+	if r.dataMax == 0 {
+		r.cutoff = r.now
+		return r.now
+	}
+	r.reveal(r.now.Add(-r.cfg.Matcher.Latency.Data.Sample(r.drng)))
+	return r.cutoff
+}
+
+// show applies an event to the strategy's view.
+func (r *Replay) show(e recording.Event) {
+	switch e.Kind {
+	case recording.KindBook:
+		if tok := r.tokens[e.Book.TokenID]; tok != nil {
+			tok.vis = e.Book
+			if e.Book.TickSize.IsPositive() {
+				tok.visTick = e.Book.TickSize
+			}
+			if e.Book.MinOrderSize.IsPositive() {
+				tok.visMin = e.Book.MinOrderSize
+			}
+		}
+	case recording.KindTrade:
+		if tok := r.tokens[e.Trade.TokenID]; tok != nil {
+			mk := tok.mk
+			mk.tape[mk.head] = newTapeTrade(tok, e.Trade)
+			mk.head = (mk.head + 1) % len(mk.tape)
+			mk.n = min(mk.n+1, len(mk.tape))
+		}
+	case recording.KindMeta:
+		m := e.Meta
+		var toks []*replayToken
+		if m.TokenID != "" {
+			if tok := r.tokens[m.TokenID]; tok != nil {
+				toks = append(toks, tok)
+			}
+		} else if mk := r.byCond[m.Market]; mk != nil {
+			toks = mk.toks[:]
+		}
+		for _, tok := range toks {
+			if m.TickSize.IsPositive() {
+				tok.visTick = m.TickSize
+			}
+			if m.MinOrderSize.IsPositive() {
+				tok.visMin = m.MinOrderSize
+			}
+			tok.visResolved = tok.visResolved || m.Resolved
+		}
+	}
+}
+
+// onFills books the Matcher's fills of tok: the order records and the
+// metrics.
+func (r *Replay) onFills(tok *replayToken, fills []fillmodel.Fill) {
+	for i := range fills {
+		f := &fills[i]
+		tok.acc.OnFill(*f)
+		o := r.orders[f.OrderID]
+		if o == nil {
+			continue
+		}
+		o.matched += f.Size
+		if f.Remaining == 0 && o.status == statusLive {
+			r.finish(o, statusMatched)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// MemJournal is an in-memory strategy.Journal for backtests. It enforces
+// write-ahead (an order must be an intent before it is sent, and a final
+// order does not change) and keeps only what the loop reads back: the
+// non-final orders and the positions. Final orders are forgotten, so its
+// memory does not grow with the length of a run.
+type MemJournal struct {
+	orders map[string]*strategy.JournaledOrder
+	pos    map[string]decimal.Decimal
+}
+
+var _ strategy.Journal = (*MemJournal)(nil)
+
+// NewMemJournal returns an empty journal.
+func NewMemJournal() *MemJournal {
+	return &MemJournal{orders: map[string]*strategy.JournaledOrder{}, pos: map[string]decimal.Decimal{}}
+}
+
+// RecordIntents implements strategy.Journal.
+func (j *MemJournal) RecordIntents(in []strategy.Intent, now time.Time) error {
+	for i := range in {
+		if _, dup := j.orders[in[i].Hash]; dup {
+			return fmt.Errorf("backtest journal: intent %s recorded twice", in[i].Hash)
+		}
+	}
+	for i := range in {
+		j.orders[in[i].Hash] = &strategy.JournaledOrder{Intent: in[i], State: strategy.JIntent, CreatedAt: now}
+	}
+	return nil
+}
+
+// Apply implements strategy.Journal. It checks the whole batch before
+// changing anything.
+func (j *MemJournal) Apply(b *strategy.Batch) error {
+	for _, h := range b.Sent {
+		if _, ok := j.orders[h]; !ok {
+			return fmt.Errorf("backtest journal: order %s sent without an intent", h)
+		}
+	}
+	for _, u := range b.Updates {
+		if _, ok := j.orders[u.Hash]; !ok {
+			return fmt.Errorf("backtest journal: update of unknown or final order %s", u.Hash)
+		}
+	}
+	for _, h := range b.Sent {
+		if o := j.orders[h]; o.State == strategy.JIntent {
+			o.State = strategy.JSent
+		}
+	}
+	for _, f := range b.Fills {
+		if f.Side == exchange.Buy {
+			j.pos[f.TokenID] = j.pos[f.TokenID].Add(f.Size)
+		} else {
+			j.pos[f.TokenID] = j.pos[f.TokenID].Sub(f.Size)
+		}
+	}
+	for _, u := range b.Updates {
+		o := j.orders[u.Hash]
+		if o == nil {
+			continue // made final earlier in this batch
+		}
+		o.State, o.SizeMatched = u.State, u.SizeMatched
+		if u.ExchangeID != "" {
+			o.ExchangeID = u.ExchangeID
+		}
+		if u.State.Final() {
+			delete(j.orders, u.Hash)
+		}
+	}
+	return nil
+}
+
+// NonFinal implements strategy.Journal.
+func (j *MemJournal) NonFinal() ([]strategy.JournaledOrder, error) {
+	out := make([]strategy.JournaledOrder, 0, len(j.orders))
+	for _, o := range j.orders {
+		out = append(out, *o)
+	}
+	sortJournaled(out)
+	return out, nil
+}
+
+// Positions implements strategy.Journal.
+func (j *MemJournal) Positions() (map[string]decimal.Decimal, error) {
+	out := make(map[string]decimal.Decimal, len(j.pos))
+	for k, v := range j.pos {
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Open returns the number of orders not yet final.
+func (j *MemJournal) Open() int { return len(j.orders) }
+
+func sortJournaled(s []strategy.JournaledOrder) {
+	slices.SortFunc(s, func(a, b strategy.JournaledOrder) int { return strings.Compare(a.Hash, b.Hash) })
+}

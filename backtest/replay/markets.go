@@ -1,0 +1,161 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// MarketScan is what one pass over a recording found: the markets a replay
+// can quote, and notes on what it had to leave out.
+type MarketScan struct {
+	Markets    []strategy.Market // by condition id
+	Notes      []string
+	Events     int64
+	Start, End time.Time
+}
+
+type scanMarket struct {
+	id      string
+	tokens  []string // in order of first appearance
+	tick    decimal.Decimal
+	minSize decimal.Decimal
+	end     time.Time
+	rewards strategy.RewardTerms
+}
+
+// ScanMarkets reads src to the end and groups its tokens into markets:
+//
+//   - a token belongs to the market (condition id) named by the first event
+//     of the token that names one;
+//   - a market's first token to appear is its YES outcome (index 0), the
+//     second its NO outcome (index 1): the recorder writes a market's books
+//     in the exchange's token order;
+//   - the tick size, minimum size and end date are the first ones seen
+//     (books and meta events, market-wide meta included), so nothing is
+//     taken from the future of the run;
+//   - only markets with exactly two tokens and a known tick size are kept;
+//     the others, and tokens no event places in a market, are listed in
+//     Notes.
+func ScanMarkets(src Source) (*MarketScan, error) {
+	res := &MarketScan{}
+	markets := map[string]*scanMarket{}
+	tokenMarket := map[string]string{}
+	var orphans []string
+	orphan := map[string]bool{}
+	get := func(id string) *scanMarket {
+		m := markets[id]
+		if m == nil {
+			m = &scanMarket{id: id}
+			markets[id] = m
+		}
+		return m
+	}
+	place := func(token, market string) *scanMarket {
+		if token == "" {
+			if market == "" {
+				return nil
+			}
+			return get(market)
+		}
+		if id, ok := tokenMarket[token]; ok {
+			return markets[id]
+		}
+		if market == "" {
+			if !orphan[token] {
+				orphan[token] = true
+				orphans = append(orphans, token)
+			}
+			return nil
+		}
+		tokenMarket[token] = market
+		delete(orphan, token)
+		m := get(market)
+		m.tokens = append(m.tokens, token)
+		return m
+	}
+	for {
+		e, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("backtest: scanning the recording: %w", err)
+		}
+		t := e.Time()
+		if res.Events == 0 {
+			res.Start = t
+		}
+		res.End = t
+		res.Events++
+		switch e.Kind {
+		case recording.KindBook:
+			if m := place(e.Book.TokenID, e.Book.Market); m != nil {
+				m.learn(e.Book.TickSize, e.Book.MinOrderSize, time.Time{})
+			}
+		case recording.KindTrade:
+			place(e.Trade.TokenID, e.Trade.Market)
+		case recording.KindMeta:
+			if m := place(e.Meta.TokenID, e.Meta.Market); m != nil {
+				m.learn(e.Meta.TickSize, e.Meta.MinOrderSize, e.Meta.EndDate)
+				m.learnRewards(e.Meta)
+			}
+		}
+	}
+	ids := make([]string, 0, len(markets))
+	for id := range markets {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		m := markets[id]
+		switch {
+		case len(m.tokens) != 2:
+			res.Notes = append(res.Notes, fmt.Sprintf("market %s has %d tokens in the recording; only binary markets are replayed", id, len(m.tokens)))
+		case !m.tick.IsPositive():
+			res.Notes = append(res.Notes, fmt.Sprintf("market %s: no tick size in the recording", id))
+		default:
+			res.Markets = append(res.Markets, strategy.Market{ConditionID: id, TokenIDs: [2]string{m.tokens[0], m.tokens[1]},
+				Tick: m.tick, MinSize: m.minSize, EndDate: m.end, Rewards: m.rewards})
+		}
+	}
+	for _, tok := range orphans {
+		if orphan[tok] {
+			res.Notes = append(res.Notes, fmt.Sprintf("token %s: no event names its market; not replayed", tok))
+		}
+	}
+	return res, nil
+}
+
+func (m *scanMarket) learn(tick, minSize decimal.Decimal, end time.Time) {
+	if !m.tick.IsPositive() && tick.IsPositive() {
+		m.tick = tick
+	}
+	if !m.minSize.IsPositive() && minSize.IsPositive() {
+		m.minSize = minSize
+	}
+	if m.end.IsZero() && !end.IsZero() {
+		m.end = end
+	}
+}
+
+// learnRewards takes the first reward terms seen, field by field.
+func (m *scanMarket) learnRewards(e *recording.Meta) {
+	r := &m.rewards
+	if !r.MaxSpread.IsPositive() && e.RewardMaxSpread.IsPositive() {
+		r.MaxSpread = e.RewardMaxSpread
+	}
+	if !r.MinSize.IsPositive() && e.RewardMinSize.IsPositive() {
+		r.MinSize = e.RewardMinSize
+	}
+	if !r.DailyRate.IsPositive() && e.RewardDailyRate.IsPositive() {
+		r.DailyRate = e.RewardDailyRate
+	}
+}

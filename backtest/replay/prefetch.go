@@ -1,0 +1,114 @@
+package replay
+
+import (
+	"errors"
+	"github.com/mmbot/mmbot/backtest/recording"
+	"sync"
+)
+
+// Prefetcher is a Source that reads another Source on its own goroutine,
+// up to depth batches of batch events ahead, so that decoding a recording
+// (gzip, JSON) runs on one core while the replay runs on another. Events
+// come out in the same order, so a replay is the same with or without it.
+// Close it when done (it stops the goroutine); the underlying Source is not
+// used after Close returns.
+type Prefetcher struct {
+	ch   chan []recording.Event
+	free chan []recording.Event
+	cur  []recording.Event
+	i    int
+	err  error
+
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+	// errAt is the error that ended the stream, sent after the last batch.
+	errAt error
+}
+
+// Prefetch starts reading src ahead (batch: events per batch, default 256;
+// depth: batches in flight, default 4).
+func Prefetch(src Source, batch, depth int) *Prefetcher {
+	if batch <= 0 {
+		batch = 256
+	}
+	if depth <= 0 {
+		depth = 4
+	}
+	p := &Prefetcher{ch: make(chan []recording.Event, depth), free: make(chan []recording.Event, depth+2),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go p.run(src, batch)
+	return p
+}
+
+func (p *Prefetcher) run(src Source, batch int) {
+	defer close(p.done)
+	defer close(p.ch)
+	for {
+		var buf []recording.Event
+		select {
+		case buf = <-p.free:
+			buf = buf[:0]
+		default:
+			buf = make([]recording.Event, 0, batch)
+		}
+		var err error
+		for len(buf) < batch {
+			var e recording.Event
+			if e, err = src.Next(); err != nil {
+				break
+			}
+			buf = append(buf, e)
+		}
+		if err != nil {
+			p.errAt = err // read by Next after the channel is closed
+		}
+		if len(buf) > 0 {
+			select {
+			case p.ch <- buf:
+			case <-p.stop:
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Next implements Source.
+func (p *Prefetcher) Next() (recording.Event, error) {
+	for p.i >= len(p.cur) {
+		if p.err != nil {
+			return recording.Event{}, p.err
+		}
+		if p.cur != nil {
+			clear(p.cur)
+			select {
+			case p.free <- p.cur:
+			default:
+			}
+			p.cur = nil
+		}
+		b, ok := <-p.ch
+		if !ok {
+			p.err = p.errAt // the goroutine has ended: safe to read
+			if p.err == nil {
+				p.err = errors.New("backtest: prefetcher closed")
+			}
+			return recording.Event{}, p.err
+		}
+		p.cur, p.i = b, 0
+	}
+	e := p.cur[p.i]
+	p.i++
+	return e, nil
+}
+
+// Close stops the reading goroutine and waits for it.
+func (p *Prefetcher) Close() {
+	p.once.Do(func() { close(p.stop) })
+	<-p.done
+}
+
+var _ Source = (*Prefetcher)(nil)

@@ -1,0 +1,242 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// This file is the Replay's strategy.Venue side.
+
+var (
+	_ strategy.Venue = (*Replay)(nil)
+	_ strategy.Clock = (*Replay)(nil)
+)
+
+// Books implements strategy.Venue: each token's latest book that the data
+// latency lets the strategy see, stamped with the time of the exchange
+// state it shows. A token with no book seen yet is left out; an unknown
+// token, or one whose market has resolved, fails with exchange.ErrNotFound
+// (as a closed market does on the exchange).
+func (r *Replay) Books(ctx context.Context, tokenIDs []string) ([]exchange.OrderBook, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cut := r.readCutoff()
+	stamp := strconv.FormatInt(cut.UnixMilli(), 10)
+	out := make([]exchange.OrderBook, 0, len(tokenIDs))
+	for _, id := range tokenIDs {
+		tok := r.tokens[id]
+		switch {
+		case tok == nil:
+			return nil, fmt.Errorf("backtest: book of token %s: %w", id, exchange.ErrNotFound)
+		case tok.visResolved:
+			return nil, fmt.Errorf("backtest: book of token %s: market resolved: %w", id, exchange.ErrNotFound)
+		case tok.vis == nil:
+			continue
+		}
+		b := tok.vis
+		ob := exchange.OrderBook{Market: tok.mk.m.ConditionID, AssetID: id, Timestamp: stamp,
+			Bids: slices.Clone(b.Bids), Asks: slices.Clone(b.Asks), TickSize: tok.visTick, MinOrderSize: tok.visMin,
+			NegRisk: tok.mk.m.NegRisk}
+		if !r.cfg.HideOwnOrders {
+			r.addOwn(tok, &ob, cut)
+		}
+		out = append(out, ob)
+	}
+	return out, nil
+}
+
+// addOwn adds our orders resting by cut to the levels of b, as the exchange's
+// book would show them.
+func (r *Replay) addOwn(tok *replayToken, b *exchange.OrderBook, cut time.Time) {
+	r.restBuf = tok.m.Resting(r.restBuf[:0])
+	for i := range r.restBuf {
+		o := &r.restBuf[i]
+		if o.Remaining <= 0 || o.ActiveAt.After(cut) {
+			continue
+		}
+		if o.Side == exchange.Buy {
+			b.Bids = addOwnLevel(b.Bids, o.Price, o.Remaining, true)
+		} else {
+			b.Asks = addOwnLevel(b.Asks, o.Price, o.Remaining, false)
+		}
+	}
+}
+
+// addOwnLevel adds size at price to a side sorted best first (descending
+// when desc), inserting the level where it belongs.
+func addOwnLevel(levels []exchange.PriceLevel, price, size exchange.Fixed, desc bool) []exchange.PriceLevel {
+	p := price.Decimal()
+	i, found := slices.BinarySearchFunc(levels, p, func(l exchange.PriceLevel, p decimal.Decimal) int {
+		if desc {
+			return p.Cmp(l.Price)
+		}
+		return l.Price.Cmp(p)
+	})
+	if found {
+		levels[i].Size = levels[i].Size.Add(size.Decimal())
+		return levels
+	}
+	return slices.Insert(levels, i, exchange.PriceLevel{Price: p, Size: size.Decimal()})
+}
+
+// Trades implements strategy.Venue: the recorded tape the strategy has seen,
+// in the data API's shape (asset "<condition_id>:<outcome_index>", Unix
+// seconds): the newest p.Limit trades (default 100; at most
+// ReplayConfig.TapeSize per market) of the markets in p.Market (all when
+// empty) and of side p.Side (any when empty), oldest first.
+func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.readCutoff()
+	limit := 100
+	if p.Limit != nil {
+		limit = *p.Limit
+	}
+	var picked []*tapeTrade
+	for _, mk := range r.markets {
+		if len(p.Market) > 0 && !slices.Contains(p.Market, mk.m.ConditionID) {
+			continue
+		}
+		for i := mk.n; i > 0; i-- { // oldest first
+			tt := mk.tape[(mk.head-i+len(mk.tape))%len(mk.tape)]
+			if p.Side == "" || tt.tr.Side == p.Side {
+				picked = append(picked, tt)
+			}
+		}
+	}
+	if len(r.markets) > 1 {
+		slices.SortStableFunc(picked, func(a, b *tapeTrade) int { return a.at.Compare(b.at) })
+	}
+	if len(picked) > limit {
+		picked = picked[len(picked)-limit:]
+	}
+	out := make([]exchange.Trade, len(picked))
+	for i, tt := range picked {
+		out[i] = tt.tr
+	}
+	return out, nil
+}
+
+// PlaceOrders implements strategy.Venue. It first waits (in simulated time)
+// for the POST /order rate buckets, one unit per order, as the client does;
+// then each valid order goes to its token's Matcher, and the call returns
+// when the last of them rests (the order latency). A result's status is
+// "matched" when the order filled completely on arrival, else "live".
+func (r *Replay) PlaceOrders(ctx context.Context, items []exchange.PlacementItem) ([]exchange.PlacementResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, nil
+	}
+	if err := r.throttle(r.buckets.post, len(items)); err != nil {
+		return nil, err
+	}
+	now := r.now
+	res := make([]exchange.PlacementResult, len(items))
+	placed := make([]*vorder, len(items))
+	var latest time.Time
+	for i := range items {
+		o, msg := r.parseItem(&items[i])
+		if msg != "" {
+			res[i] = exchange.PlacementResult{Success: false, ErrorMsg: msg}
+			continue
+		}
+		vo := fillmodel.VirtualOrder{ID: o.id, Side: o.side, Price: o.price, Size: o.size}
+		at, err := o.tok.m.Place(vo, now)
+		if err != nil {
+			res[i] = exchange.PlacementResult{Success: false, ErrorMsg: err.Error()}
+			continue
+		}
+		r.schedule(at)
+		if at.After(latest) {
+			latest = at
+		}
+		r.orders[o.id] = o
+		o.tok.live = append(o.tok.live, o)
+		o.tok.acc.OnPlace(now, vo)
+		r.quote(o.tok)
+		placed[i] = o
+		res[i] = exchange.PlacementResult{Success: true, OrderID: o.id}
+	}
+	if !latest.IsZero() {
+		r.advanceTo(latest)
+	}
+	for i, o := range placed {
+		if o == nil {
+			continue
+		}
+		res[i].Status = exchange.PlaceLive
+		if o.status == statusMatched {
+			res[i].Status = exchange.PlaceMatched
+		}
+	}
+	return res, nil
+}
+
+// CancelOrder implements strategy.Venue. It waits for the DELETE /order
+// rate buckets, asks the token's Matcher to cancel, and returns once the
+// cancel has taken effect (the cancel latency): "canceled" unless the order
+// filled completely in the meantime ("not_canceled": already matched).
+// Fills until the cancel takes effect still happen.
+func (r *Replay) CancelOrder(ctx context.Context, orderID string) (*exchange.CancelResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	o := r.orders[orderID]
+	if o == nil {
+		return nil, fmt.Errorf("backtest: cancel %s: %w", orderID, exchange.ErrNotFound)
+	}
+	if o.status != statusLive {
+		return &exchange.CancelResult{Canceled: []string{}, NotCanceled: map[string]string{orderID: "order is " + o.status}}, nil
+	}
+	if err := r.throttle(r.buckets.del, 1); err != nil {
+		return nil, err
+	}
+	if o.status == statusLive {
+		o.tok.acc.OnCancel(r.now)
+		if at, err := o.tok.m.Cancel(orderID, r.now); err == nil {
+			o.cancelled = true
+			r.quote(o.tok)
+			r.schedule(at)
+			r.advanceTo(at)
+		}
+	}
+	if o.status == statusLive {
+		if _, open := o.tok.m.Order(orderID); !open {
+			r.finish(o, statusCanceled)
+		}
+	}
+	if o.status == statusCanceled {
+		return &exchange.CancelResult{Canceled: []string{orderID}, NotCanceled: map[string]string{}}, nil
+	}
+	return &exchange.CancelResult{Canceled: []string{}, NotCanceled: map[string]string{orderID: "order is " + o.status}}, nil
+}
+
+// Order implements strategy.Venue: the order's state as the exchange knows
+// it now (final orders are answered for the last few thousand of them).
+func (r *Replay) Order(ctx context.Context, id string) (*exchange.Order, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	o := r.orders[id]
+	if o == nil {
+		return nil, fmt.Errorf("backtest: order %s: %w", id, exchange.ErrNotFound)
+	}
+	return o.view(), nil
+}
+
+// Budget implements strategy.Venue: what the simulated rate buckets can
+// give at now.
+func (r *Replay) Budget(now time.Time) exchange.Budget { return r.buckets.budget(now) }

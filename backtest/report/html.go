@@ -1,0 +1,151 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/exchange"
+)
+
+//go:embed report.html.tmpl
+var reportHTML string
+
+type htmlToken struct {
+	ID            string
+	Label         string
+	Rows          [][2]string
+	PricePlot     template.HTML
+	InventoryPlot template.HTML
+}
+
+type htmlReport struct {
+	Title        string
+	Mode         string
+	Latency      string
+	Run          [][2]string
+	Summary      [][2]string
+	PnLPlot      template.HTML
+	Tokens       []htmlToken
+	Markouts     [][5]string
+	MarkoutPlots []template.HTML
+	Rates        [][4]string
+}
+
+func unix(t time.Time) float64 { return float64(t.Unix()) }
+
+// WriteHTML writes a self-contained HTML report of r with inline SVG plots:
+// cumulative PnL; per token the mid with our quotes and fills, and the
+// inventory; the markout distributions. It uses no script and no external
+// resource.
+func WriteHTML(w io.Writer, r *accounting.Results) error {
+	tmpl, err := template.New("report").Parse(reportHTML)
+	if err != nil {
+		return fmt.Errorf("report template: %w", err)
+	}
+	d := htmlReport{
+		Title:   "mmbot backtest",
+		Mode:    r.Run.Mode.String(),
+		Latency: r.Run.Latency.String(),
+		Run:     runLines(r),
+		Summary: summaryLines(r),
+	}
+	if r.Run.Data != "" {
+		d.Title += ": " + filepath.Base(r.Run.Data)
+	}
+	pnl := plotSeries{Name: "PnL", Color: "#1f5fbf", X: []float64{unix(r.Start)}, Y: []float64{0}}
+	for _, t := range r.Totals {
+		pnl.X = append(pnl.X, unix(t.Time))
+		pnl.Y = append(pnl.Y, t.PnL.InexactFloat64())
+	}
+	pnl.X = append(pnl.X, unix(r.End))
+	pnl.Y = append(pnl.Y, r.Total.PnL.InexactFloat64())
+	d.PnLPlot = chart{Title: "Cumulative PnL (marked, net of fees)", YLabel: "collateral", Series: []plotSeries{pnl}}.render()
+	for _, tok := range r.Tokens {
+		d.Tokens = append(d.Tokens, tokenSection(r, &tok))
+	}
+	for _, m := range r.Markouts {
+		d.Markouts = append(d.Markouts, [5]string{m.Horizon.String(), strconv.Itoa(m.Count), num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5)})
+		d.MarkoutPlots = append(d.MarkoutPlots, histogram(fmt.Sprintf("Markouts at %s (%d fills)", m.Horizon, m.Count), "price units", m.Values, 30))
+	}
+	for _, u := range r.Rates {
+		d.Rates = append(d.Rates, [4]string{u.Name + "/" + accounting.WindowLabel(u.Window), strconv.Itoa(u.Peak), strconv.Itoa(u.Cap), pct(u.Fraction())})
+	}
+	return tmpl.Execute(w, d)
+}
+
+func tokenSection(r *accounting.Results, tok *accounting.TokenSummary) htmlToken {
+	h := htmlToken{ID: tok.TokenID, Label: r.Run.Label(tok.TokenID), Rows: [][2]string{
+		{"PnL", money(tok.PnL)},
+		{"from spread", money(tok.SpreadPnL)},
+		{"fills", fmt.Sprintf("%d (%d taker)", tok.Fills, tok.TakerFills)},
+		{"position at end", money(tok.Position)},
+		{"max |position|", money(tok.MaxAbsPos)},
+		{"mean |position|", num(tok.MeanAbsPos, 2)},
+		{"resolved", fmt.Sprint(tok.Resolved)},
+	}}
+	mid := plotSeries{Name: "mid", Color: "#444"}
+	bid := plotSeries{Name: "our bid", Color: "#2a9d4a", Step: true, Dashed: true}
+	ask := plotSeries{Name: "our ask", Color: "#c0392b", Step: true, Dashed: true}
+	pos := plotSeries{Name: "position", Color: "#7b4fbf", Step: true}
+	for _, s := range r.Series {
+		if s.TokenID != tok.TokenID {
+			continue
+		}
+		x := unix(s.Time)
+		mid.X, bid.X, ask.X, pos.X = append(mid.X, x), append(bid.X, x), append(ask.X, x), append(pos.X, x)
+		mid.Y = append(mid.Y, nanUnless(s.HasMid, s.Mid.InexactFloat64()))
+		bid.Y = append(bid.Y, nanUnless(s.OurBid > 0, s.OurBid.Float()))
+		ask.Y = append(ask.Y, nanUnless(s.OurAsk > 0, s.OurAsk.Float()))
+		pos.Y = append(pos.Y, s.Position.InexactFloat64())
+	}
+	buys := plotSeries{Name: "buy fills", Color: "#2a9d4a", Scatter: true}
+	sells := plotSeries{Name: "sell fills", Color: "#c0392b", Scatter: true}
+	for _, f := range r.Fills {
+		if f.TokenID != tok.TokenID {
+			continue
+		}
+		if f.Side == exchange.Buy {
+			buys.X, buys.Y = append(buys.X, unix(f.Time)), append(buys.Y, f.Price.Float())
+		} else {
+			sells.X, sells.Y = append(sells.X, unix(f.Time)), append(sells.Y, f.Price.Float())
+		}
+	}
+	h.PricePlot = chart{Title: "Price, our quotes and fills", YLabel: "price",
+		Series: []plotSeries{mid, bid, ask, buys, sells}}.render()
+	h.InventoryPlot = chart{Title: "Inventory", YLabel: "shares", Series: []plotSeries{pos}}.render()
+	return h
+}
+
+func nanUnless(ok bool, v float64) float64 {
+	if !ok {
+		return math.NaN()
+	}
+	return v
+}
+
+// SaveReports writes summary.txt, series.csv and report.html into dir,
+// each atomically.
+func SaveReports(dir string, r *accounting.Results) error {
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, *accounting.Results) error
+	}{
+		{"summary.txt", WriteSummary},
+		{"series.csv", WriteCSV},
+		{"report.html", WriteHTML},
+	} {
+		err := recording.WriteFileAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, r) })
+		if err != nil {
+			return fmt.Errorf("report %s: %w", f.name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/shopspring/decimal"
+)
+
+// money formats a decimal amount with at most 6 decimals.
+func money(d decimal.Decimal) string { return d.Round(6).String() }
+
+// num formats a statistic; NaN is "n/a" and infinities "inf"/"-inf".
+func num(v float64, prec int) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	s := fmt.Sprintf("%.*f", prec, v)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-") // no "-0.00"
+	}
+	return s
+}
+
+func pct(v float64) string { return num(100*v, 2) + "%" }
+
+// runLines are the lines that name what was run; every report starts with
+// them, so that no result is read without its fill mode and latency.
+func runLines(r *accounting.Results) [][2]string {
+	mode := r.Run.Mode.String()
+	if r.Run.Mode != fillmodel.ModeOptimistic {
+		mode += " (queue model " + r.Run.Queue.String() + ")"
+	}
+	return [][2]string{
+		{"data", orNone(r.Run.Data)},
+		{"strategy", orNone(r.Run.Strategy)},
+		{"period", r.Start.UTC().Format(time.RFC3339) + " to " + r.End.UTC().Format(time.RFC3339) + " (" + r.End.Sub(r.Start).String() + ")"},
+		{"fill mode", mode},
+		{"latency", r.Run.Latency.String()},
+		{"fees", r.Run.Fees.String()},
+		{"seed", fmt.Sprint(r.Run.Seed)},
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// summaryLines are the headline figures.
+func summaryLines(r *accounting.Results) [][2]string {
+	s := &r.Total
+	wait := "n/a"
+	if s.WaitSamples > 0 {
+		wait = fmt.Sprintf("%s (%d orders)", s.AvgWait, s.WaitSamples)
+	}
+	return [][2]string{
+		{"PnL (marked)", money(s.PnL)},
+		{"  realized", money(s.Realized)},
+		{"  unrealized", money(s.Unrealized)},
+		{"  from spread", money(s.SpreadPnL)},
+		{"  from inventory", money(s.InventoryPnL)},
+		{"  fees", money(s.Fees)},
+		{"volume", money(s.Volume) + " shares, " + money(s.Notional) + " notional"},
+		{"fills", fmt.Sprintf("%d (%d taker)", s.Fills, s.TakerFills)},
+		{"orders / cancels sent", fmt.Sprintf("%d / %d", s.OrdersSent, s.CancelsSent)},
+		{"fill ratio", pct(s.FillRatio()) + " (" + money(s.FilledSize) + " of " + money(s.PlacedSize) + ")"},
+		{"avg queue wait", wait},
+		{"max drawdown", money(r.MaxDrawdown)},
+		{"Sharpe (annualised)", num(r.Sharpe, 2)},
+		{"Sortino (annualised)", num(r.Sortino, 2)},
+		{"reward score share", pct(r.RewardShare()) + fmt.Sprintf(" (%d samples)", r.Samples)},
+	}
+}
+
+// WriteSummary writes the text summary of r: what was run, the headline
+// figures, markouts, rate-cap use and a per-token table.
+func WriteSummary(w io.Writer, r *accounting.Results) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
+	p("mmbot backtest\n\n")
+	for _, l := range runLines(r) {
+		p("%s\t%s\n", l[0], l[1])
+	}
+	p("\n")
+	for _, l := range summaryLines(r) {
+		p("%s\t%s\n", l[0], l[1])
+	}
+	p("\nmarkouts (price units; positive = the mid moved our way)\n")
+	p("horizon\tfills\tmean\tmedian\tsize-weighted\n")
+	for _, m := range r.Markouts {
+		p("%s\t%d\t%s\t%s\t%s\n", m.Horizon, m.Count, num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5))
+	}
+	p("\nrate caps (most sent in any window, against the cap)\n")
+	for _, u := range r.Rates {
+		p("%s/%s\t%d of %d\t%s\n", u.Name, accounting.WindowLabel(u.Window), u.Peak, u.Cap, pct(u.Fraction()))
+	}
+	p("\ntoken\tposition\tmax |pos|\tmean |pos|\tmark\tPnL\tspread\tfills\tresolved\n")
+	for _, t := range r.Tokens {
+		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%v\n", textLabel(r.Run.Label(t.TokenID)), money(t.Position), money(t.MaxAbsPos),
+			num(t.MeanAbsPos, 2), money(t.LastMid), money(t.PnL), money(t.SpreadPnL), t.Fills, t.Resolved)
+	}
+	return tw.Flush()
+}
+
+// textLabel keeps a token's label to one table column's width.
+func textLabel(s string) string {
+	if r := []rune(s); len(r) > 48 {
+		return string(r[:20]) + "…" + string(r[len(r)-27:])
+	}
+	return s
+}

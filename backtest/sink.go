@@ -1,6 +1,0 @@
-package backtest
-
-// EventSink receives events in time order; *Writer is one.
-type EventSink interface {
-	Write(Event) error
-}
