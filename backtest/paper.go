@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // PaperSource is what the paper venue reads from the live exchange. It holds
@@ -107,7 +107,7 @@ type PaperVenue struct {
 	resting    []OrderState
 }
 
-var _ strategy.Venue = (*PaperVenue)(nil)
+var _ loop.Venue = (*PaperVenue)(nil)
 
 // paperToken is one token's fill model and trading terms.
 type paperToken struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // RecordSource is what the recorder reads: POST /books and the data API's
@@ -47,7 +48,7 @@ type RecorderConfig struct {
 	// (default 500); negative records no trades.
 	TradeLimit int
 	// Clock is the time source (default the wall clock).
-	Clock strategy.Clock
+	Clock loop.Clock
 	// Log receives warnings (failed polls, dropped markets).
 	Log zerolog.Logger
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // benchRunConfig quotes the test market with two bands a side, 1 s cycles
@@ -33,7 +34,7 @@ func testRunConfig() (RunConfig, error) {
 		return RunConfig{}, err
 	}
 	return RunConfig{
-		Loop: strategy.LoopConfig{Params: strategy.Params{Model: model, Checker: chk}, Cycle: time.Second, TapeLimit: 200,
+		Loop: loop.Config{Params: loop.Params{Model: model, Checker: chk}, Cycle: time.Second, TapeLimit: 200,
 			Estimators: strategy.DefaultEstimatorParams()},
 		Replay: ReplayConfig{Markets: []strategy.Market{testMarket()}, Matcher: MatcherConfig{Latency: Latency{
 			Order: Constant(50 * time.Millisecond), Cancel: Constant(50 * time.Millisecond), Data: Constant(20 * time.Millisecond)}}},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // Signer is the backtest's strategy.OrderSigner: it builds placement items
@@ -24,7 +25,7 @@ type Signer struct {
 	n     uint64
 }
 
-var _ strategy.OrderSigner = (*Signer)(nil)
+var _ loop.OrderSigner = (*Signer)(nil)
 
 // SignOrder implements strategy.OrderSigner.
 func (s *Signer) SignOrder(m *strategy.Market, o *strategy.Order, t exchange.OrderType) (exchange.PlacementItem, string, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // simRecording drives the simulated exchange in manual mode for d and
@@ -134,7 +135,7 @@ func TestInventoryAwareModelHoldsLessRisk(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := RunConfig{
-			Loop: strategy.LoopConfig{Params: strategy.Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 1, SizeFrac: 0.1}, Checker: chk},
+			Loop: loop.Config{Params: loop.Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 1, SizeFrac: 0.1}, Checker: chk},
 				Cycle: time.Second, TapeLimit: 200, Estimators: strategy.DefaultEstimatorParams()},
 			Replay: ReplayConfig{Markets: scan.Markets, Matcher: MatcherConfig{Seed: 1, Latency: Latency{Order: Constant(50 * time.Millisecond),
 				Cancel: Constant(50 * time.Millisecond), Data: Constant(20 * time.Millisecond)}}},

@@ -10,14 +10,14 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // This file is the Replay's strategy.Venue side.
 
 var (
-	_ strategy.Venue = (*Replay)(nil)
-	_ strategy.Clock = (*Replay)(nil)
+	_ loop.Venue = (*Replay)(nil)
+	_ loop.Clock = (*Replay)(nil)
 )
 
 // Books implements strategy.Venue: each token's latest book that the data
