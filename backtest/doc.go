@@ -6,7 +6,7 @@
 // reward scoring, the results side (an Accumulator of metrics and the text,
 // CSV, JSON and self-contained HTML reports), and the venues the strategy
 // loop runs against without an exchange: the replay venue (Replay, the
-// loop's Venue and Clock over a recording; Run drives a strategy.Loop
+// loop's Venue and Clock over a recording; Run drives a loop.Loop
 // through it, RunSweep runs a parameter grid in parallel) and the paper
 // venue (live reads, virtual orders).
 //

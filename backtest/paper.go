@@ -84,7 +84,7 @@ type PaperStats struct {
 // trade is fed to one Matcher per token (the backtest's fill model), and
 // the loop's orders are virtual: PlaceOrders, CancelOrder and Order are
 // answered from the Matchers and nothing is ever sent to the order
-// endpoints. It implements strategy.Venue and is safe for concurrent use.
+// endpoints. It implements loop.Venue and is safe for concurrent use.
 //
 // Order ids are "paper-" and a sequence number. Events reach the fill model
 // when the loop reads (its cycle), at the time they were received.

@@ -12,7 +12,7 @@ import (
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
-// MemJournal is an in-memory strategy.Journal for backtests. It enforces
+// MemJournal is an in-memory loop.Journal for backtests. It enforces
 // write-ahead (an order must be an intent before it is sent, and a final
 // order does not change) and keeps only what the loop reads back: the
 // non-final orders and the positions. Final orders are forgotten, so its
@@ -29,7 +29,7 @@ func NewMemJournal() *MemJournal {
 	return &MemJournal{orders: map[string]*loop.JournaledOrder{}, pos: map[string]decimal.Decimal{}}
 }
 
-// RecordIntents implements strategy.Journal.
+// RecordIntents implements loop.Journal.
 func (j *MemJournal) RecordIntents(in []loop.Intent, now time.Time) error {
 	for i := range in {
 		if _, dup := j.orders[in[i].Hash]; dup {
@@ -42,7 +42,7 @@ func (j *MemJournal) RecordIntents(in []loop.Intent, now time.Time) error {
 	return nil
 }
 
-// Apply implements strategy.Journal. It checks the whole batch before
+// Apply implements loop.Journal. It checks the whole batch before
 // changing anything.
 func (j *MemJournal) Apply(b *loop.Batch) error {
 	for _, h := range b.Sent {
@@ -83,7 +83,7 @@ func (j *MemJournal) Apply(b *loop.Batch) error {
 	return nil
 }
 
-// NonFinal implements strategy.Journal.
+// NonFinal implements loop.Journal.
 func (j *MemJournal) NonFinal() ([]loop.JournaledOrder, error) {
 	out := make([]loop.JournaledOrder, 0, len(j.orders))
 	for _, o := range j.orders {
@@ -93,7 +93,7 @@ func (j *MemJournal) NonFinal() ([]loop.JournaledOrder, error) {
 	return out, nil
 }
 
-// Positions implements strategy.Journal.
+// Positions implements loop.Journal.
 func (j *MemJournal) Positions() (map[string]decimal.Decimal, error) {
 	out := make(map[string]decimal.Decimal, len(j.pos))
 	for k, v := range j.pos {
