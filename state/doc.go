@@ -7,7 +7,7 @@
 //   - Before an order is sent, its intent (the signed order, its hash, its
 //     salt) is committed with Tx.PutIntent. After a crash at any instant the
 //     journal therefore names every order that might be on the exchange, and
-//     reconciliation (package strategy) settles each non-final one by hash
+//     reconciliation (package strategy/loop) settles each non-final one by hash
 //     with GET /data/order/{id} instead of sending anything twice.
 //   - The exchange's answers update the record (Tx.MarkSent, Tx.ApplyResult,
 //     Tx.SetState) along the transition table of CanTransition; an answer

@@ -1,8 +1,12 @@
-// Package strategy turns market snapshots into orders: the quote models, the
-// estimators they read, and the order planner.
+// Package strategy turns a snapshot of one market into the orders to cancel
+// and place: the market and snapshot types, fair value, the quote models and
+// the estimators they read, the liquidity-reward rules, the order planner,
+// and Quoter, which runs them for one market at a time.
 //
-// The pieces here are pure: no I/O, no goroutines, time passed in. A pass over
-// one market is
+// The pieces here are pure: no I/O, no goroutines, time passed in
+// (Snapshot.Now). Running them against an exchange (reading books, signing,
+// journaling, sending) is the job of package strategy/loop. A pass over one
+// market is
 //
 //	st.Observe(snap)                          // update the volatility and intensity estimators
 //	desired = model.Quote(desired[:0], snap, st) // float64 prices in (0,1), sizes in shares

@@ -2,9 +2,10 @@ package fillmodel
 
 import (
 	"fmt"
-	"github.com/mmbot/mmbot/exchange"
 	"math"
 	"math/rand/v2"
+
+	"github.com/mmbot/mmbot/exchange"
 )
 
 // QueueFunc is the weight function of the probabilistic queue model.

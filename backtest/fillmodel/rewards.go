@@ -1,9 +1,10 @@
 package fillmodel
 
 import (
+	"time"
+
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
-	"time"
 )
 
 // RewardScorer scores resting orders under the exchange's liquidity-reward

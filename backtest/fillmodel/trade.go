@@ -2,6 +2,7 @@ package fillmodel
 
 import (
 	"fmt"
+
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
 )

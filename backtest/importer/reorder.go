@@ -3,8 +3,9 @@ package importer
 import (
 	"container/heap"
 	"fmt"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"time"
+
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 // reorder restores time order among events that arrive slightly out of

@@ -13,7 +13,7 @@ import (
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // PaperSource is what the paper venue reads from the live exchange. It holds
@@ -86,7 +86,7 @@ type Stats struct {
 // trade is fed to one Matcher per token (the backtest's fill model), and
 // the loop's orders are virtual: PlaceOrders, CancelOrder and Order are
 // answered from the Matchers and nothing is ever sent to the order
-// endpoints. It implements strategy.Venue and is safe for concurrent use.
+// endpoints. It implements loop.Venue and is safe for concurrent use.
 //
 // Order ids are "paper-" and a sequence number. Events reach the fill model
 // when the loop reads (its cycle), at the time they were received.
@@ -109,7 +109,7 @@ type Venue struct {
 	resting    []fillmodel.OrderState
 }
 
-var _ strategy.Venue = (*Venue)(nil)
+var _ loop.Venue = (*Venue)(nil)
 
 // paperToken is one token's fill model and trading terms.
 type paperToken struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/signer"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // simRig is a simulated exchange on a manual clock, served on 127.0.0.1:0,
@@ -140,14 +141,14 @@ func (ts testSigner) SignOrder(m *strategy.Market, o *strategy.Order, typ exchan
 }
 
 // testLoopConfig is a one-level bands strategy close to the touch.
-func testLoopConfig(t *testing.T, markets []strategy.Market) strategy.LoopConfig {
+func testLoopConfig(t *testing.T, markets []strategy.Market) loop.Config {
 	t.Helper()
 	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.01}, Sizes: []float64{10}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strategy.LoopConfig{Markets: markets, Estimators: strategy.DefaultEstimatorParams(), Cycle: 500 * time.Millisecond,
-		TapeLimit: 200, Params: strategy.Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 0, SizeFrac: 0.1}}}
+	return loop.Config{Markets: markets, Estimators: strategy.DefaultEstimatorParams(), Cycle: 500 * time.Millisecond,
+		TapeLimit: 200, Params: loop.Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 0, SizeFrac: 0.1}}}
 }
 
 func paperMarketsOf(ms []strategy.Market) []Market {
@@ -173,7 +174,7 @@ func TestPaperSessionAgainstSim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, err := strategy.NewLoop(testLoopConfig(t, r.markets), pv, newTestSigner(t, 1), replay.NewMemJournal(), simLoopClock{r}, zerolog.Nop(), nil)
+			l, err := loop.New(testLoopConfig(t, r.markets), pv, newTestSigner(t, 1), replay.NewMemJournal(), simLoopClock{r}, zerolog.Nop(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

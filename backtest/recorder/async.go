@@ -1,8 +1,9 @@
 package recorder
 
 import (
-	"github.com/mmbot/mmbot/backtest/recording"
 	"sync"
+
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 // AsyncSink queues events and writes them to another EventSink from its own

@@ -3,10 +3,11 @@ package recorder
 import (
 	"errors"
 	"fmt"
-	"github.com/mmbot/mmbot/backtest/internal/fixture"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"sync"
 	"testing"
+
+	"github.com/mmbot/mmbot/backtest/internal/fixture"
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 func TestAsyncSink(t *testing.T) {

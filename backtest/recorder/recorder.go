@@ -14,6 +14,7 @@ import (
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // RecordSource is what the recorder reads: POST /books and the data API's
@@ -48,7 +49,7 @@ type Config struct {
 	// (default 500); negative records no trades.
 	TradeLimit int
 	// Clock is the time source (default the wall clock).
-	Clock strategy.Clock
+	Clock loop.Clock
 	// Log receives warnings (failed polls, dropped markets).
 	Log zerolog.Logger
 }

@@ -3,8 +3,9 @@ package recording
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/mmbot/mmbot/exchange"
 	"testing"
+
+	"github.com/mmbot/mmbot/exchange"
 )
 
 // parseLineStd is the reference decoder: encoding/json into wireLine.

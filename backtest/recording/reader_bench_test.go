@@ -2,11 +2,12 @@ package recording_test
 
 import (
 	"fmt"
-	"github.com/mmbot/mmbot/backtest/internal/synthetic"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/mmbot/mmbot/backtest/internal/synthetic"
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 // peakHeap reads the recording and returns the largest live heap

@@ -14,6 +14,7 @@ import (
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // benchRunConfig quotes the test market with two bands a side, 1 s cycles
@@ -36,7 +37,7 @@ func testRunConfig() (RunConfig, error) {
 		return RunConfig{}, err
 	}
 	return RunConfig{
-		Loop: strategy.LoopConfig{Params: strategy.Params{Model: model, Checker: chk}, Cycle: time.Second, TapeLimit: 200,
+		Loop: loop.Config{Params: loop.Params{Model: model, Checker: chk}, Cycle: time.Second, TapeLimit: 200,
 			Estimators: strategy.DefaultEstimatorParams()},
 		Replay: Config{Markets: []strategy.Market{synthetic.Market()}, Matcher: fillmodel.MatcherConfig{Latency: fillmodel.Latency{
 			Order: fillmodel.Constant(50 * time.Millisecond), Cancel: fillmodel.Constant(50 * time.Millisecond), Data: fillmodel.Constant(20 * time.Millisecond)}}},

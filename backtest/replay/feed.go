@@ -3,10 +3,11 @@ package replay
 import (
 	"errors"
 	"fmt"
-	"github.com/mmbot/mmbot/backtest/fillmodel"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"io"
 	"time"
+
+	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 // This file moves the replay's time: events go to the fill model and the

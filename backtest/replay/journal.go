@@ -9,42 +9,42 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
-// MemJournal is an in-memory strategy.Journal for backtests. It enforces
+// MemJournal is an in-memory loop.Journal for backtests. It enforces
 // write-ahead (an order must be an intent before it is sent, and a final
 // order does not change) and keeps only what the loop reads back: the
 // non-final orders and the positions. Final orders are forgotten, so its
 // memory does not grow with the length of a run.
 type MemJournal struct {
-	orders map[string]*strategy.JournaledOrder
+	orders map[string]*loop.JournaledOrder
 	pos    map[string]decimal.Decimal
 }
 
-var _ strategy.Journal = (*MemJournal)(nil)
+var _ loop.Journal = (*MemJournal)(nil)
 
 // NewMemJournal returns an empty journal.
 func NewMemJournal() *MemJournal {
-	return &MemJournal{orders: map[string]*strategy.JournaledOrder{}, pos: map[string]decimal.Decimal{}}
+	return &MemJournal{orders: map[string]*loop.JournaledOrder{}, pos: map[string]decimal.Decimal{}}
 }
 
-// RecordIntents implements strategy.Journal.
-func (j *MemJournal) RecordIntents(in []strategy.Intent, now time.Time) error {
+// RecordIntents implements loop.Journal.
+func (j *MemJournal) RecordIntents(in []loop.Intent, now time.Time) error {
 	for i := range in {
 		if _, dup := j.orders[in[i].Hash]; dup {
 			return fmt.Errorf("backtest journal: intent %s recorded twice", in[i].Hash)
 		}
 	}
 	for i := range in {
-		j.orders[in[i].Hash] = &strategy.JournaledOrder{Intent: in[i], State: strategy.JIntent, CreatedAt: now}
+		j.orders[in[i].Hash] = &loop.JournaledOrder{Intent: in[i], State: loop.JIntent, CreatedAt: now}
 	}
 	return nil
 }
 
-// Apply implements strategy.Journal. It checks the whole batch before
+// Apply implements loop.Journal. It checks the whole batch before
 // changing anything.
-func (j *MemJournal) Apply(b *strategy.Batch) error {
+func (j *MemJournal) Apply(b *loop.Batch) error {
 	for _, h := range b.Sent {
 		if _, ok := j.orders[h]; !ok {
 			return fmt.Errorf("backtest journal: order %s sent without an intent", h)
@@ -56,8 +56,8 @@ func (j *MemJournal) Apply(b *strategy.Batch) error {
 		}
 	}
 	for _, h := range b.Sent {
-		if o := j.orders[h]; o.State == strategy.JIntent {
-			o.State = strategy.JSent
+		if o := j.orders[h]; o.State == loop.JIntent {
+			o.State = loop.JSent
 		}
 	}
 	for _, f := range b.Fills {
@@ -83,9 +83,9 @@ func (j *MemJournal) Apply(b *strategy.Batch) error {
 	return nil
 }
 
-// NonFinal implements strategy.Journal.
-func (j *MemJournal) NonFinal() ([]strategy.JournaledOrder, error) {
-	out := make([]strategy.JournaledOrder, 0, len(j.orders))
+// NonFinal implements loop.Journal.
+func (j *MemJournal) NonFinal() ([]loop.JournaledOrder, error) {
+	out := make([]loop.JournaledOrder, 0, len(j.orders))
 	for _, o := range j.orders {
 		out = append(out, *o)
 	}
@@ -93,7 +93,7 @@ func (j *MemJournal) NonFinal() ([]strategy.JournaledOrder, error) {
 	return out, nil
 }
 
-// Positions implements strategy.Journal.
+// Positions implements loop.Journal.
 func (j *MemJournal) Positions() (map[string]decimal.Decimal, error) {
 	out := make(map[string]decimal.Decimal, len(j.pos))
 	for k, v := range j.pos {
@@ -105,6 +105,6 @@ func (j *MemJournal) Positions() (map[string]decimal.Decimal, error) {
 // Open returns the number of orders not yet final.
 func (j *MemJournal) Open() int { return len(j.orders) }
 
-func sortJournaled(s []strategy.JournaledOrder) {
-	slices.SortFunc(s, func(a, b strategy.JournaledOrder) int { return strings.Compare(a.Hash, b.Hash) })
+func sortJournaled(s []loop.JournaledOrder) {
+	slices.SortFunc(s, func(a, b loop.JournaledOrder) int { return strings.Compare(a.Hash, b.Hash) })
 }

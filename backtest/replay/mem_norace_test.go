@@ -3,10 +3,11 @@
 package replay
 
 import (
-	"github.com/mmbot/mmbot/backtest/internal/synthetic"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mmbot/mmbot/backtest/internal/synthetic"
 )
 
 // TestReplayMemoryFlat replays a recording and one ten times longer through

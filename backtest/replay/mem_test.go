@@ -2,13 +2,14 @@ package replay
 
 import (
 	"context"
-	"github.com/mmbot/mmbot/backtest/accounting"
-	"github.com/mmbot/mmbot/backtest/internal/synthetic"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/internal/synthetic"
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 // heapPeak is the largest live heap seen at samples (after a GC).

@@ -13,6 +13,7 @@ import (
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 func TestScanMarkets(t *testing.T) {
@@ -96,31 +97,31 @@ func TestSignerDeterministic(t *testing.T) {
 
 func TestMemJournal(t *testing.T) {
 	j := NewMemJournal()
-	in := []strategy.Intent{{Hash: "h1", TokenID: synthetic.TokY}, {Hash: "h2", TokenID: synthetic.TokY}}
+	in := []loop.Intent{{Hash: "h1", TokenID: synthetic.TokY}, {Hash: "h2", TokenID: synthetic.TokY}}
 	if err := j.RecordIntents(in, fixture.T0); err != nil {
 		t.Fatal(err)
 	}
 	if err := j.RecordIntents(in[:1], fixture.T0); err == nil {
 		t.Error("an intent recorded twice was accepted")
 	}
-	if err := j.Apply(&strategy.Batch{Sent: []string{"h3"}}); err == nil {
+	if err := j.Apply(&loop.Batch{Sent: []string{"h3"}}); err == nil {
 		t.Error("an order sent without an intent was accepted")
 	}
-	err := j.Apply(&strategy.Batch{Sent: []string{"h1", "h2"},
-		Fills:   []strategy.FillRecord{{OrderHash: "h1", TokenID: synthetic.TokY, Side: exchange.Buy, Size: fixture.Dec("4")}, {OrderHash: "h2", TokenID: synthetic.TokY, Side: exchange.Sell, Size: fixture.Dec("1.5")}},
-		Updates: []strategy.Update{{Hash: "h1", State: strategy.JFilled, SizeMatched: fixture.Dec("4")}, {Hash: "h2", State: strategy.JLive}}})
+	err := j.Apply(&loop.Batch{Sent: []string{"h1", "h2"},
+		Fills:   []loop.FillRecord{{OrderHash: "h1", TokenID: synthetic.TokY, Side: exchange.Buy, Size: fixture.Dec("4")}, {OrderHash: "h2", TokenID: synthetic.TokY, Side: exchange.Sell, Size: fixture.Dec("1.5")}},
+		Updates: []loop.Update{{Hash: "h1", State: loop.JFilled, SizeMatched: fixture.Dec("4")}, {Hash: "h2", State: loop.JLive}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	open, _ := j.NonFinal()
-	if len(open) != 1 || open[0].Hash != "h2" || open[0].State != strategy.JLive || j.Open() != 1 {
+	if len(open) != 1 || open[0].Hash != "h2" || open[0].State != loop.JLive || j.Open() != 1 {
 		t.Errorf("non-final %+v, want h2 live (h1 is final and forgotten)", open)
 	}
 	pos, _ := j.Positions()
 	if !pos[synthetic.TokY].Equal(decimal.RequireFromString("2.5")) {
 		t.Errorf("position %s, want 2.5", pos[synthetic.TokY])
 	}
-	if err := j.Apply(&strategy.Batch{Updates: []strategy.Update{{Hash: "h1", State: strategy.JCanceled}}}); err == nil {
+	if err := j.Apply(&loop.Batch{Updates: []loop.Update{{Hash: "h1", State: loop.JCanceled}}}); err == nil {
 		t.Error("an update of a final order was accepted")
 	}
 }

@@ -2,8 +2,9 @@ package replay
 
 import (
 	"errors"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"sync"
+
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 // Prefetcher is a Source that reads another Source on its own goroutine,

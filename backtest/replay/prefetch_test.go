@@ -2,11 +2,12 @@ package replay
 
 import (
 	"errors"
-	"github.com/mmbot/mmbot/backtest/internal/synthetic"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"io"
 	"testing"
 	"time"
+
+	"github.com/mmbot/mmbot/backtest/internal/synthetic"
+	"github.com/mmbot/mmbot/backtest/recording"
 )
 
 // failingSource yields n events, then err.

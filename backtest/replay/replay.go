@@ -88,7 +88,7 @@ type Config struct {
 }
 
 // Replay is the backtest's venue and clock in one: it implements
-// strategy.Venue and strategy.Clock over a recording. Time is simulated.
+// loop.Venue and loop.Clock over a recording. Time is simulated.
 // Every recorded event reaches the fill model (one Matcher per token) and
 // the Accumulator at its recorded time; the strategy sees books, trades and
 // metadata only after the data latency. A call that changes orders returns
@@ -279,10 +279,10 @@ func maxDelay(d fillmodel.Dist) time.Duration {
 	return fillmodel.MaxLatency
 }
 
-// Now implements strategy.Clock: the simulated time.
+// Now implements loop.Clock: the simulated time.
 func (r *Replay) Now() time.Time { return r.now }
 
-// Sleep implements strategy.Clock: it advances simulated time by d,
+// Sleep implements loop.Clock: it advances simulated time by d,
 // replaying every event up to the new time. Once the recording is
 // exhausted it returns ErrEndOfRecording (which wraps io.EOF); a broken
 // recording returns its error.

@@ -3,8 +3,6 @@ package replay
 import (
 	"bytes"
 	"context"
-	"github.com/mmbot/mmbot/backtest/internal/synthetic"
-	"github.com/mmbot/mmbot/backtest/report"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mmbot/mmbot/backtest/internal/synthetic"
+	"github.com/mmbot/mmbot/backtest/report"
 )
 
 // browser returns a headless-capable Chromium or Chrome on PATH.

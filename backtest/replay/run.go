@@ -8,14 +8,14 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mmbot/mmbot/backtest/accounting"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // RunConfig configures Run.
 type RunConfig struct {
 	// Loop is the strategy loop's configuration (model, tolerance, risk,
 	// kill switch, cycle). Its Markets are replaced by Replay.Markets.
-	Loop strategy.LoopConfig
+	Loop loop.Config
 	// Replay configures the venue and clock; Replay.Markets must be set
 	// (ScanMarkets finds them).
 	Replay Config
@@ -43,14 +43,14 @@ func Run(ctx context.Context, src Source, cfg RunConfig) (*accounting.Results, e
 	}
 	lc := cfg.Loop
 	lc.Markets = rp.Markets()
-	loop, err := strategy.NewLoop(lc, rp, &Signer{}, NewMemJournal(), rp, cfg.Log, nil)
+	l, err := loop.New(lc, rp, &Signer{}, NewMemJournal(), rp, cfg.Log, nil)
 	if err != nil {
 		return nil, fmt.Errorf("backtest: strategy loop: %w", err)
 	}
-	if err := loop.Start(ctx); err != nil {
+	if err := l.Start(ctx); err != nil {
 		return nil, fmt.Errorf("backtest: loop start: %w", err)
 	}
-	if err := loop.Run(ctx, nil); err != nil {
+	if err := l.Run(ctx, nil); err != nil {
 		return nil, fmt.Errorf("backtest: loop: %w", err)
 	}
 	if err := ctx.Err(); err != nil {

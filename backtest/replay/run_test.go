@@ -3,14 +3,15 @@ package replay
 import (
 	"bytes"
 	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
 	"github.com/mmbot/mmbot/backtest/accounting"
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/internal/synthetic"
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/backtest/report"
-	"path/filepath"
-	"testing"
-	"time"
 )
 
 // renderAll renders the three reports of r.

@@ -11,9 +11,10 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
-// Signer is the backtest's strategy.OrderSigner: it builds placement items
+// Signer is the backtest's loop.OrderSigner: it builds placement items
 // with the exchange's amounts (integer base units of 6 decimals, DESIGN.md
 // §4) but signs nothing. The salt is a counter and the order hash is
 // OrderHash of the item, so a run is deterministic and costs no secp256k1
@@ -24,9 +25,9 @@ type Signer struct {
 	n     uint64
 }
 
-var _ strategy.OrderSigner = (*Signer)(nil)
+var _ loop.OrderSigner = (*Signer)(nil)
 
-// SignOrder implements strategy.OrderSigner.
+// SignOrder implements loop.OrderSigner.
 func (s *Signer) SignOrder(m *strategy.Market, o *strategy.Order, t exchange.OrderType) (exchange.PlacementItem, string, error) {
 	if m == nil || o == nil {
 		return exchange.PlacementItem{}, "", errors.New("backtest signer: no market or order")

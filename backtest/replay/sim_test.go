@@ -14,6 +14,7 @@ import (
 	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // simRecording drives the simulated exchange in manual mode for d and
@@ -138,7 +139,7 @@ func TestInventoryAwareModelHoldsLessRisk(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := RunConfig{
-			Loop: strategy.LoopConfig{Params: strategy.Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 1, SizeFrac: 0.1}, Checker: chk},
+			Loop: loop.Config{Params: loop.Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 1, SizeFrac: 0.1}, Checker: chk},
 				Cycle: time.Second, TapeLimit: 200, Estimators: strategy.DefaultEstimatorParams()},
 			Replay: Config{Markets: scan.Markets, Matcher: fillmodel.MatcherConfig{Seed: 1, Latency: fillmodel.Latency{Order: fillmodel.Constant(50 * time.Millisecond),
 				Cancel: fillmodel.Constant(50 * time.Millisecond), Data: fillmodel.Constant(20 * time.Millisecond)}}},

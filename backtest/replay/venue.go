@@ -11,17 +11,17 @@ import (
 
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
-// This file is the Replay's strategy.Venue side.
+// This file is the Replay's loop.Venue side.
 
 var (
-	_ strategy.Venue = (*Replay)(nil)
-	_ strategy.Clock = (*Replay)(nil)
+	_ loop.Venue = (*Replay)(nil)
+	_ loop.Clock = (*Replay)(nil)
 )
 
-// Books implements strategy.Venue: each token's latest book that the data
+// Books implements loop.Venue: each token's latest book that the data
 // latency lets the strategy see, stamped with the time of the exchange
 // state it shows. A token with no book seen yet is left out; an unknown
 // token, or one whose market has resolved, fails with exchange.ErrNotFound
@@ -89,7 +89,7 @@ func addOwnLevel(levels []exchange.PriceLevel, price, size exchange.Fixed, desc 
 	return slices.Insert(levels, i, exchange.PriceLevel{Price: p, Size: size.Decimal()})
 }
 
-// Trades implements strategy.Venue: the recorded tape the strategy has seen,
+// Trades implements loop.Venue: the recorded tape the strategy has seen,
 // in the data API's shape (asset "<condition_id>:<outcome_index>", Unix
 // seconds): the newest p.Limit trades (default 100; at most
 // ReplayConfig.TapeSize per market) of the markets in p.Market (all when
@@ -128,7 +128,7 @@ func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchang
 	return out, nil
 }
 
-// PlaceOrders implements strategy.Venue. It first waits (in simulated time)
+// PlaceOrders implements loop.Venue. It first waits (in simulated time)
 // for the POST /order rate buckets, one unit per order, as the client does;
 // then each valid order goes to its token's Matcher, and the call returns
 // when the last of them rests (the order latency). A result's status is
@@ -185,7 +185,7 @@ func (r *Replay) PlaceOrders(ctx context.Context, items []exchange.PlacementItem
 	return res, nil
 }
 
-// CancelOrder implements strategy.Venue. It waits for the DELETE /order
+// CancelOrder implements loop.Venue. It waits for the DELETE /order
 // rate buckets, asks the token's Matcher to cancel, and returns once the
 // cancel has taken effect (the cancel latency): "canceled" unless the order
 // filled completely in the meantime ("not_canceled": already matched).
@@ -224,7 +224,7 @@ func (r *Replay) CancelOrder(ctx context.Context, orderID string) (*exchange.Can
 	return &exchange.CancelResult{Canceled: []string{}, NotCanceled: map[string]string{orderID: "order is " + o.status}}, nil
 }
 
-// Order implements strategy.Venue: the order's state as the exchange knows
+// Order implements loop.Venue: the order's state as the exchange knows
 // it now (final orders are answered for the last few thousand of them).
 func (r *Replay) Order(ctx context.Context, id string) (*exchange.Order, error) {
 	if err := ctx.Err(); err != nil {
@@ -237,6 +237,6 @@ func (r *Replay) Order(ctx context.Context, id string) (*exchange.Order, error) 
 	return o.view(), nil
 }
 
-// Budget implements strategy.Venue: what the simulated rate buckets can
+// Budget implements loop.Venue: what the simulated rate buckets can
 // give at now.
 func (r *Replay) Budget(now time.Time) exchange.Budget { return r.buckets.budget(now) }

@@ -2,11 +2,12 @@ package report
 
 import (
 	"encoding/csv"
-	"github.com/mmbot/mmbot/backtest/accounting"
-	"github.com/mmbot/mmbot/exchange"
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/exchange"
 )
 
 // WriteCSV writes the per-interval time series of r: one row per token and

@@ -4,11 +4,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/mmbot/mmbot/backtest/accounting"
-	"github.com/mmbot/mmbot/backtest/sweep"
 	"io"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/sweep"
 )
 
 // sweepColumns are the figures of a sweep table, after the swept keys.

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mmbot/mmbot/backtest/accounting"
 	"strings"
 	"sync"
+
+	"github.com/mmbot/mmbot/backtest/accounting"
 )
 
 // MaxGrid bounds the number of combinations of one sweep.

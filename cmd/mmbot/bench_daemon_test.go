@@ -25,6 +25,7 @@ import (
 	"github.com/mmbot/mmbot/signer"
 	"github.com/mmbot/mmbot/state"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // memVenue is an in-memory exchange for the cycle benchmarks: the books of
@@ -39,7 +40,7 @@ type memVenue struct {
 	bytes  int // JSON bytes of every POST /orders body
 }
 
-var _ strategy.Venue = (*memVenue)(nil)
+var _ loop.Venue = (*memVenue)(nil)
 
 func newMemVenue(markets []strategy.Market, now func() time.Time) *memVenue {
 	v := &memVenue{books: map[string][2]exchange.OrderBook{}, now: now, orders: map[string]*exchange.Order{}}
@@ -129,17 +130,17 @@ func (v *memVenue) Budget(time.Time) exchange.Budget {
 // memJournal is a minimal in-memory Journal: the benchmarks measure the
 // cycle, and the bbolt variant adds the real store.
 type memJournal struct {
-	orders map[string]strategy.JournalState
+	orders map[string]loop.JournalState
 }
 
-func (j *memJournal) RecordIntents(in []strategy.Intent, _ time.Time) error {
+func (j *memJournal) RecordIntents(in []loop.Intent, _ time.Time) error {
 	for i := range in {
-		j.orders[in[i].Hash] = strategy.JIntent
+		j.orders[in[i].Hash] = loop.JIntent
 	}
 	return nil
 }
 
-func (j *memJournal) Apply(b *strategy.Batch) error {
+func (j *memJournal) Apply(b *loop.Batch) error {
 	for _, u := range b.Updates {
 		if u.State.Final() {
 			delete(j.orders, u.Hash)
@@ -150,7 +151,7 @@ func (j *memJournal) Apply(b *strategy.Batch) error {
 	return nil
 }
 
-func (j *memJournal) NonFinal() ([]strategy.JournaledOrder, error)   { return nil, nil }
+func (j *memJournal) NonFinal() ([]loop.JournaledOrder, error)       { return nil, nil }
 func (j *memJournal) Positions() (map[string]decimal.Decimal, error) { return nil, nil }
 
 // benchMarkets makes n markets with token ids and condition ids of the
@@ -184,7 +185,7 @@ func benchConfig() *configs.Config {
 
 // benchLoop wires a loop as cmd_run does, over the in-memory venue, a real
 // signer with a real key, and the given journal.
-func benchLoop(b *testing.B, n int, j strategy.Journal) (*strategy.Loop, *memVenue, *clocktest.Clock) {
+func benchLoop(b *testing.B, n int, j loop.Journal) (*loop.Loop, *memVenue, *clocktest.Clock) {
 	b.Helper()
 	cfg := benchConfig()
 	key, err := signer.GenerateKey(rand.NewChaCha8([32]byte{7}))
@@ -208,7 +209,7 @@ func benchLoop(b *testing.B, n int, j strategy.Journal) (*strategy.Loop, *memVen
 	v := newMemVenue(markets, clock.Now)
 	lc := loopConfig(cfg, markets, params, est, kill)
 	lc.TapeLimit = 0
-	l, err := strategy.NewLoop(lc, v, orderSigner{sgn}, j, clock, zerolog.Nop(), nil)
+	l, err := loop.New(lc, v, orderSigner{sgn}, j, clock, zerolog.Nop(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func BenchmarkDaemonCycle(b *testing.B) {
 	for _, jname := range []string{"mem", "bbolt"} {
 		for _, n := range []int{1, 20, 200} {
 			b.Run(fmt.Sprintf("journal=%s/markets=%d", jname, n), func(b *testing.B) {
-				var j strategy.Journal = &memJournal{orders: map[string]strategy.JournalState{}}
+				var j loop.Journal = &memJournal{orders: map[string]loop.JournalState{}}
 				if jname == "bbolt" {
 					st, err := state.Open(filepath.Join(b.TempDir(), "bench.db"), state.Options{NoSync: true})
 					if err != nil {

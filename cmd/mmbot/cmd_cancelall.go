@@ -12,7 +12,7 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/state"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // cmdCancelAll cancels every live order the journal owns and waits until the
@@ -65,7 +65,7 @@ func cmdCancelAll(e *env, args []string) error {
 	defer store.Close()
 	ctx, cancel := context.WithTimeout(e.ctx, *timeout)
 	defer cancel()
-	tally, err := strategy.CancelAll(ctx, client, journal{store}, exchange.SystemClock{}, log)
+	tally, err := loop.CancelAll(ctx, client, journal{store}, exchange.SystemClock{}, log)
 	fmt.Fprintf(e.stdout, "cancelled %d orders (%d cancels failed); %d fills found while reconciling\n", tally.Cancelled, tally.CancelFailed, tally.Fills)
 	if err != nil {
 		return fmt.Errorf("cancel-all: %w", err)

@@ -23,7 +23,7 @@ import (
 	"github.com/mmbot/mmbot/internal/sdnotify"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/state"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // runFlags are the run command's own flags (the config flags come from
@@ -91,7 +91,7 @@ type daemon struct {
 	obs    *observer
 	client *exchange.Client
 	paper  *paper.Venue // dry run only
-	loop   *strategy.Loop
+	loop   *loop.Loop
 	kill   *risk.KillSwitch
 	health *metrics.Health
 	notify *sdnotify.Notifier
@@ -198,7 +198,7 @@ func (d *daemon) run() error {
 	if !d.flags.dryRun {
 		lc.Finder = builderFinder{c: d.client, maker: sgn.Maker(), max: 2000}
 	}
-	d.loop, err = strategy.NewLoop(lc, cp.venue(venue), orderSigner{sgn}, cp.journal(journal{store}),
+	d.loop, err = loop.New(lc, cp.venue(venue), orderSigner{sgn}, cp.journal(journal{store}),
 		exchange.SystemClock{}, log, d.obs)
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // A crash point is a test hook: the environment variable MMBOT_CRASHPOINT
@@ -74,7 +74,7 @@ func killSelf() {
 }
 
 // journal wraps j when an intents crash point is set.
-func (cp crashpoint) journal(j strategy.Journal) strategy.Journal {
+func (cp crashpoint) journal(j loop.Journal) loop.Journal {
 	if cp.afterIntents == 0 {
 		return j
 	}
@@ -82,7 +82,7 @@ func (cp crashpoint) journal(j strategy.Journal) strategy.Journal {
 }
 
 // venue wraps v when a send crash point is set.
-func (cp crashpoint) venue(v strategy.Venue) strategy.Venue {
+func (cp crashpoint) venue(v loop.Venue) loop.Venue {
 	if cp.afterSend == 0 {
 		return v
 	}
@@ -90,13 +90,13 @@ func (cp crashpoint) venue(v strategy.Venue) strategy.Venue {
 }
 
 type crashJournal struct {
-	strategy.Journal
+	loop.Journal
 	n    atomic.Int64
 	at   int64
 	kill func()
 }
 
-func (j *crashJournal) RecordIntents(in []strategy.Intent, now time.Time) error {
+func (j *crashJournal) RecordIntents(in []loop.Intent, now time.Time) error {
 	err := j.Journal.RecordIntents(in, now)
 	if err == nil && len(in) > 0 && j.n.Add(1) == j.at {
 		j.kill()
@@ -105,7 +105,7 @@ func (j *crashJournal) RecordIntents(in []strategy.Intent, now time.Time) error 
 }
 
 type crashVenue struct {
-	strategy.Venue
+	loop.Venue
 	n    atomic.Int64
 	at   int64
 	kill func()

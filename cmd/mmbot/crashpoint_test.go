@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 var crashpointCases = []struct {
@@ -70,10 +70,10 @@ func FuzzParseCrashpoint(f *testing.F) {
 // nopJournal and nopVenue count calls; their results do not matter here.
 type nopJournal struct{ intents int }
 
-func (j *nopJournal) RecordIntents([]strategy.Intent, time.Time) error { j.intents++; return nil }
-func (j *nopJournal) Apply(*strategy.Batch) error                      { return nil }
-func (j *nopJournal) NonFinal() ([]strategy.JournaledOrder, error)     { return nil, nil }
-func (j *nopJournal) Positions() (map[string]decimal.Decimal, error)   { return nil, nil }
+func (j *nopJournal) RecordIntents([]loop.Intent, time.Time) error   { j.intents++; return nil }
+func (j *nopJournal) Apply(*loop.Batch) error                        { return nil }
+func (j *nopJournal) NonFinal() ([]loop.JournaledOrder, error)       { return nil, nil }
+func (j *nopJournal) Positions() (map[string]decimal.Decimal, error) { return nil, nil }
 
 type nopVenue struct{ places int }
 
@@ -92,7 +92,7 @@ func (v *nopVenue) Order(context.Context, string) (*exchange.Order, error) { ret
 func (v *nopVenue) Budget(time.Time) exchange.Budget                       { return exchange.Budget{} }
 
 func TestCrashpointKillsAtTheNthEvent(t *testing.T) {
-	one := []strategy.Intent{{Hash: "0x1"}}
+	one := []loop.Intent{{Hash: "0x1"}}
 	for _, c := range []struct {
 		spec   string
 		intent bool // the crash point counts intents commits (else sends)
@@ -132,7 +132,7 @@ func TestCrashpointUnsetWrapsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, v := &nopJournal{}, &nopVenue{}
-	if cp.journal(j) != strategy.Journal(j) || cp.venue(v) != strategy.Venue(v) {
+	if cp.journal(j) != loop.Journal(j) || cp.venue(v) != loop.Venue(v) {
 		t.Fatal("an unset crash point wrapped the journal or the venue")
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/signer"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // The parity test (issue 7): a session run live against the simulated
@@ -59,7 +60,7 @@ func sortedCopy(s []string) []string {
 
 // parityLog wraps a venue and records every cycle's inputs and decisions.
 type parityLog struct {
-	strategy.Venue
+	loop.Venue
 	now       func() time.Time
 	afterRead func() // live: move the exchange's clock past the read (see below)
 
@@ -69,7 +70,7 @@ type parityLog struct {
 	closed bool
 }
 
-func newParityLog(v strategy.Venue, now func() time.Time) *parityLog {
+func newParityLog(v loop.Venue, now func() time.Time) *parityLog {
 	return &parityLog{Venue: v, now: now, orders: map[string]string{}}
 }
 
@@ -123,7 +124,7 @@ func (p *parityLog) CancelOrder(ctx context.Context, id string) (*exchange.Cance
 }
 
 // OnCycle is the loop's observer: the fills the cycle discovered.
-func (p *parityLog) OnCycle(r *strategy.CycleReport) {
+func (p *parityLog) OnCycle(r *loop.CycleReport) {
 	p.mu.Lock()
 	p.cur().fills += r.Fills
 	p.mu.Unlock()
@@ -181,14 +182,14 @@ func parityID(s string) string {
 }
 
 // parityLoopConfig is the strategy of both runs.
-func parityLoopConfig(t *testing.T, markets []strategy.Market, offset float64) strategy.LoopConfig {
+func parityLoopConfig(t *testing.T, markets []strategy.Market, offset float64) loop.Config {
 	t.Helper()
 	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{offset, offset + 0.02}, Sizes: []float64{10, 15}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strategy.LoopConfig{Markets: markets, Estimators: strategy.DefaultEstimatorParams(), Cycle: 500 * time.Millisecond,
-		TapeLimit: 200, Params: strategy.Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 0, SizeFrac: 0.1}}}
+	return loop.Config{Markets: markets, Estimators: strategy.DefaultEstimatorParams(), Cycle: 500 * time.Millisecond,
+		TapeLimit: 200, Params: loop.Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 0, SizeFrac: 0.1}}}
 }
 
 // parityLive runs the loop live against a simulated exchange on a manual
@@ -260,7 +261,7 @@ func parityLive(t *testing.T, seed uint64, offset float64, cycles int) (*parityL
 	clock := simLoopClock{ex}
 	plog := newParityLog(client, ex.Now)
 	plog.afterRead = func() { _ = ex.Advance(time.Millisecond) }
-	l, err := strategy.NewLoop(parityLoopConfig(t, markets, offset), plog, orderSigner{sgn}, replay.NewMemJournal(), clock, zerolog.Nop(), plog)
+	l, err := loop.New(parityLoopConfig(t, markets, offset), plog, orderSigner{sgn}, replay.NewMemJournal(), clock, zerolog.Nop(), plog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func parityReplay(t *testing.T, markets []strategy.Market, path string, offset f
 		t.Fatal(err)
 	}
 	plog := newParityLog(rp, rp.Now)
-	l, err := strategy.NewLoop(parityLoopConfig(t, markets, offset), plog, &replay.Signer{}, replay.NewMemJournal(), rp, zerolog.Nop(), plog)
+	l, err := loop.New(parityLoopConfig(t, markets, offset), plog, &replay.Signer{}, replay.NewMemJournal(), rp, zerolog.Nop(), plog)
 	if err != nil {
 		t.Fatal(err)
 	}

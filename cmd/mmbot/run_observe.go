@@ -12,7 +12,7 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/internal/metrics"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // observer turns the loop's cycle reports and the client's events into
@@ -41,7 +41,7 @@ func (o *observer) clientObserver() exchange.Observer {
 	}
 }
 
-func (o *observer) OnCycle(r *strategy.CycleReport) {
+func (o *observer) OnCycle(r *loop.CycleReport) {
 	m := o.m
 	if m == nil || r.Status == nil {
 		return
@@ -81,7 +81,7 @@ func (o *observer) OnCycle(r *strategy.CycleReport) {
 
 // printStatus writes the live status table: one row per market, then the
 // totals and the order rate against the POST /order sustained cap.
-func printStatus(w io.Writer, st strategy.Status, elapsed time.Duration, limits exchange.Limits, got429 int64) {
+func printStatus(w io.Writer, st loop.Status, elapsed time.Duration, limits exchange.Limits, got429 int64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\n%s  up %s  markets %d  live orders %d\n", st.Time.Format("15:04:05"), elapsed.Round(time.Second), len(st.Markets), st.LiveOrders)
 	fmt.Fprintln(tw, "MARKET\tFAIR\tOUR BID\tOUR ASK\tPOS YES\tPOS NO\tOPEN\tBOOK AGE\tNOTE")

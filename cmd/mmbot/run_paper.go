@@ -11,6 +11,7 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/signer"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // Paper trading (`mmbot run --dry-run`): the daemon runs as usual, with
@@ -67,7 +68,7 @@ func (d *daemon) statePath() string {
 
 // venue returns the loop's venue: the client, or in a dry run a paper venue
 // reading through it.
-func (d *daemon) venue(markets []strategy.Market) (strategy.Venue, error) {
+func (d *daemon) venue(markets []strategy.Market) (loop.Venue, error) {
 	if !d.flags.dryRun {
 		return d.client, nil
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // builderFinder finds the account's orders in the builder-trade history
@@ -17,7 +17,7 @@ type builderFinder struct {
 	max   int // trades read at most
 }
 
-var _ strategy.OrderFinder = builderFinder{}
+var _ loop.OrderFinder = builderFinder{}
 
 func (f builderFinder) FindOrders(ctx context.Context) ([]string, error) {
 	seen := map[string]bool{}

@@ -8,14 +8,15 @@ import (
 
 	"github.com/mmbot/mmbot/state"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // journal adapts the bbolt store to the loop's Journal.
 type journal struct{ st *state.Store }
 
-var _ strategy.Journal = journal{}
+var _ loop.Journal = journal{}
 
-func (j journal) RecordIntents(in []strategy.Intent, now time.Time) error {
+func (j journal) RecordIntents(in []loop.Intent, now time.Time) error {
 	return j.st.Update(func(tx *state.Tx) error {
 		for i := range in {
 			it := &in[i]
@@ -33,7 +34,7 @@ func (j journal) RecordIntents(in []strategy.Intent, now time.Time) error {
 // encoded once per change: an intent moves straight to the state the
 // exchange answered (Intent → Live is a legal transition), and only the
 // intents handed over without an answer are marked sent.
-func (j journal) Apply(b *strategy.Batch) error {
+func (j journal) Apply(b *loop.Batch) error {
 	answered := make(map[string]bool, len(b.Updates))
 	for i := range b.Updates {
 		answered[b.Updates[i].Hash] = true
@@ -69,18 +70,18 @@ func (j journal) Apply(b *strategy.Batch) error {
 	})
 }
 
-func (j journal) NonFinal() ([]strategy.JournaledOrder, error) {
+func (j journal) NonFinal() ([]loop.JournaledOrder, error) {
 	orders, err := j.st.NonFinalOrders()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]strategy.JournaledOrder, 0, len(orders))
+	out := make([]loop.JournaledOrder, 0, len(orders))
 	for i := range orders {
 		o := &orders[i]
-		out = append(out, strategy.JournaledOrder{
-			Intent: strategy.Intent{Hash: o.Hash, ConditionID: o.ConditionID, TokenID: o.TokenID, Outcome: strategy.Outcome(o.Outcome),
+		out = append(out, loop.JournaledOrder{
+			Intent: loop.Intent{Hash: o.Hash, ConditionID: o.ConditionID, TokenID: o.TokenID, Outcome: strategy.Outcome(o.Outcome),
 				Side: o.Side, Price: o.Price, Size: o.Size, OrderType: o.OrderType, Item: o.Item},
-			ExchangeID: o.ExchangeID, State: strategy.JournalState(o.State), SizeMatched: o.SizeMatched, CreatedAt: o.CreatedAt,
+			ExchangeID: o.ExchangeID, State: loop.JournalState(o.State), SizeMatched: o.SizeMatched, CreatedAt: o.CreatedAt,
 		})
 	}
 	return out, nil

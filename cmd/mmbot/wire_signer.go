@@ -4,12 +4,13 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/signer"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // orderSigner adapts the signer to the loop's OrderSigner.
 type orderSigner struct{ s *signer.Signer }
 
-var _ strategy.OrderSigner = orderSigner{}
+var _ loop.OrderSigner = orderSigner{}
 
 func (o orderSigner) SignOrder(m *strategy.Market, ord *strategy.Order, t exchange.OrderType) (exchange.PlacementItem, string, error) {
 	so, err := o.s.Sign(signer.OrderRequest{TokenID: ord.TokenID, ConditionID: m.ConditionID, Side: ord.Side, Price: ord.Price,

@@ -9,11 +9,12 @@ import (
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // strategyParams builds the model, the tolerance and the pre-trade checker
 // from the [strategy] and [risk] sections. SIGHUP calls it again.
-func strategyParams(cfg *configs.Config) (strategy.Params, strategy.EstimatorParams, error) {
+func strategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams, error) {
 	sc := &cfg.Strategy
 	est := strategy.DefaultEstimatorParams()
 	if hl := sc.Avellaneda.VolHalflife.Std(); hl > 0 {
@@ -46,7 +47,7 @@ func strategyParams(cfg *configs.Config) (strategy.Params, strategy.EstimatorPar
 		err = fmt.Errorf("strategy.model %q: want bands, avellaneda or glft", sc.Model)
 	}
 	if err != nil {
-		return strategy.Params{}, est, fmt.Errorf("strategy.%s: %w", sc.Model, err)
+		return loop.Params{}, est, fmt.Errorf("strategy.%s: %w", sc.Model, err)
 	}
 	if sc.LiftToMinSize {
 		model = strategy.WithMinSize(model)
@@ -57,17 +58,17 @@ func strategyParams(cfg *configs.Config) (strategy.Params, strategy.EstimatorPar
 	model, err = strategy.WithEndDate(model, strategy.EndDateParams{Taper: sc.EndDate.Taper.Std(), ReduceOnly: sc.EndDate.ReduceOnly.Std(),
 		Stop: sc.EndDate.Stop.Std(), MinFactor: 0.25})
 	if err != nil {
-		return strategy.Params{}, est, fmt.Errorf("strategy.end_date: %w", err)
+		return loop.Params{}, est, fmt.Errorf("strategy.end_date: %w", err)
 	}
 	tol := strategy.Tolerance{PriceTicks: sc.PriceToleranceTicks, SizeFrac: sc.SizeTolerance.InexactFloat64()}
 	if err := tol.Validate(); err != nil {
-		return strategy.Params{}, est, fmt.Errorf("strategy tolerance: %w", err)
+		return loop.Params{}, est, fmt.Errorf("strategy tolerance: %w", err)
 	}
 	checker, err := risk.NewChecker(riskLimits(&cfg.Risk))
 	if err != nil {
-		return strategy.Params{}, est, fmt.Errorf("risk: %w", err)
+		return loop.Params{}, est, fmt.Errorf("risk: %w", err)
 	}
-	return strategy.Params{Model: model, Tolerance: tol, Checker: checker}, est, nil
+	return loop.Params{Model: model, Tolerance: tol, Checker: checker}, est, nil
 }
 
 // riskLimits maps [risk] onto the pre-trade limits. max_collateral_at_risk
@@ -96,10 +97,10 @@ func killConfig(r *configs.Risk) risk.KillConfig {
 }
 
 // loopConfig builds the loop's fixed configuration.
-func loopConfig(cfg *configs.Config, markets []strategy.Market, p strategy.Params, est strategy.EstimatorParams, kill *risk.KillSwitch) strategy.LoopConfig {
-	return strategy.LoopConfig{Markets: markets, Params: p, Estimators: est, Kill: kill, Cycle: cfg.Strategy.Cycle.Std(),
+func loopConfig(cfg *configs.Config, markets []strategy.Market, p loop.Params, est strategy.EstimatorParams, kill *risk.KillSwitch) loop.Config {
+	return loop.Config{Markets: markets, Params: p, Estimators: est, Kill: kill, Cycle: cfg.Strategy.Cycle.Std(),
 		MaxBatch: cfg.Exchange.MaxBatch, MaxBookAge: cfg.Risk.MaxBookAge.Std(), TapeLimit: 200, NotFoundGrace: 30 * time.Second,
-		Unknown: strategy.UnknownPolicy(cfg.State.UnknownOrders)}
+		Unknown: loop.UnknownPolicy(cfg.State.UnknownOrders)}
 }
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }

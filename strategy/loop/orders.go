@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 const maxTape = 64 // trades kept per market for the intensity estimator
@@ -52,16 +53,16 @@ func (l *Loop) readTape(ctx context.Context, now time.Time) {
 		if !ts.After(mr.lastTape) {
 			continue
 		}
-		o := Outcome(t.OutcomeIndex)
+		o := strategy.Outcome(t.OutcomeIndex)
 		if idx := strings.LastIndexByte(t.Asset, ':'); idx >= 0 {
 			if n, err := strconv.Atoi(t.Asset[idx+1:]); err == nil {
-				o = Outcome(n)
+				o = strategy.Outcome(n)
 			}
 		}
 		if !o.Valid() {
 			continue
 		}
-		mr.trades = append(mr.trades, TradePrint{Outcome: o, Side: t.Side, Price: t.Price.Decimal, Size: t.Size.Decimal, Time: ts})
+		mr.trades = append(mr.trades, strategy.TradePrint{Outcome: o, Side: t.Side, Price: t.Price.Decimal, Size: t.Size.Decimal, Time: ts})
 		if ts.After(newest[mi]) {
 			newest[mi] = ts
 		}

@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -12,14 +12,15 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
 )
 
-// LoopConfig is the loop's configuration. Params can be swapped while the
+// Config is the loop's configuration. Params can be swapped while the
 // loop runs (SetParams); the rest is fixed for its life.
-type LoopConfig struct {
-	Markets    []Market
+type Config struct {
+	Markets    []strategy.Market
 	Params     Params
-	Estimators EstimatorParams
+	Estimators strategy.EstimatorParams
 	Kill       *risk.KillSwitch // nil: no kill switch (tests only)
 
 	Cycle      time.Duration      // time between cycle starts
@@ -40,16 +41,16 @@ type LoopConfig struct {
 
 // Params are the strategy parameters that SIGHUP can reload.
 type Params struct {
-	Model     Model
-	Tolerance Tolerance
+	Model     strategy.Model
+	Tolerance strategy.Tolerance
 	Checker   *risk.Checker
 }
 
 // errNothingToQuote is Cycle's error for a loop built without markets or
 // model (as CancelAll builds it).
-var errNothingToQuote = errors.New("strategy: no markets or no model to quote with")
+var errNothingToQuote = errors.New("loop: no markets or no model to quote with")
 
-func (c *LoopConfig) setDefaults() error {
+func (c *Config) setDefaults() error {
 	if c.Cycle <= 0 {
 		c.Cycle = time.Second
 	}
@@ -70,7 +71,7 @@ func (c *LoopConfig) setDefaults() error {
 		c.Unknown = UnknownReport
 	case UnknownReport, UnknownCancel, UnknownAdopt:
 	default:
-		return fmt.Errorf("strategy: unknown-order policy %q: want report, cancel or adopt", c.Unknown)
+		return fmt.Errorf("loop: unknown-order policy %q: want report, cancel or adopt", c.Unknown)
 	}
 	if c.NotFoundGrace <= 0 {
 		c.NotFoundGrace = 30 * time.Second
@@ -80,21 +81,21 @@ func (c *LoopConfig) setDefaults() error {
 
 // marketRun is one market's running state.
 type marketRun struct {
-	m        Market
-	st       *MarketState
-	q        *Quoter
-	books    [2]TokenBook
+	m        strategy.Market
+	st       *strategy.MarketState
+	q        *strategy.Quoter
+	books    [2]strategy.TokenBook
 	hasBook  [2]bool
-	trades   []TradePrint
+	trades   []strategy.TradePrint
 	lastTape time.Time
 	lastFill [2][2]time.Time
 	stopped  string // why the market is no longer quoted; empty while it is
 	stale    bool
 	fair     float64
 	hasFair  bool
-	snap     Snapshot
+	snap     strategy.Snapshot
 	open     []*liveOrder
-	res      PassResult
+	res      strategy.PassResult
 	need     float64
 }
 
@@ -106,10 +107,10 @@ type liveOrder struct {
 	suspect  bool // the book suggests it traded: read it first
 }
 
-// Loop is the strategy loop of DESIGN.md §3. Build it with NewLoop, then
+// Loop is the strategy loop of DESIGN.md §3. Build it with New, then
 // Start (reconcile), Run (cycles until ctx ends) and Shutdown (cancel all).
 type Loop struct {
-	cfg     LoopConfig
+	cfg     Config
 	venue   Venue
 	signer  OrderSigner
 	journal Journal
@@ -133,16 +134,16 @@ type Loop struct {
 
 type tokenRef struct {
 	market  int
-	outcome Outcome
+	outcome strategy.Outcome
 }
 
-// NewLoop checks cfg and wires the loop's parts. obs may be nil.
-func NewLoop(cfg LoopConfig, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Logger, obs Observer) (*Loop, error) {
+// New checks cfg and wires the loop's parts. obs may be nil.
+func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Logger, obs Observer) (*Loop, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
 	if v == nil || s == nil || j == nil || c == nil {
-		return nil, errors.New("strategy: NewLoop needs a venue, a signer, a journal and a clock")
+		return nil, errors.New("loop: New needs a venue, a signer, a journal and a clock")
 	}
 	if obs == nil {
 		obs = nopObserver{}
@@ -151,24 +152,24 @@ func NewLoop(cfg LoopConfig, v Venue, s OrderSigner, j Journal, c Clock, log zer
 		byToken: map[string]tokenRef{}, orders: map[string]*liveOrder{}, pos: map[string]decimal.Decimal{}}
 	for i := range cfg.Markets {
 		m := cfg.Markets[i]
-		if m.TokenIDs[Yes] == "" || m.TokenIDs[No] == "" || m.TokenIDs[Yes] == m.TokenIDs[No] {
-			return nil, fmt.Errorf("strategy: market %s needs two distinct token ids", m.ConditionID)
+		if m.TokenIDs[strategy.Yes] == "" || m.TokenIDs[strategy.No] == "" || m.TokenIDs[strategy.Yes] == m.TokenIDs[strategy.No] {
+			return nil, fmt.Errorf("loop: market %s needs two distinct token ids", m.ConditionID)
 		}
 		if !m.Tick.IsPositive() {
-			return nil, fmt.Errorf("strategy: market %s has no tick size", m.ConditionID)
+			return nil, fmt.Errorf("loop: market %s has no tick size", m.ConditionID)
 		}
-		st, err := NewMarketState(cfg.Estimators)
+		st, err := strategy.NewMarketState(cfg.Estimators)
 		if err != nil {
 			return nil, err
 		}
 		for o, tok := range m.TokenIDs {
 			if _, dup := l.byToken[tok]; dup {
-				return nil, fmt.Errorf("strategy: token %s appears in two markets", tok)
+				return nil, fmt.Errorf("loop: token %s appears in two markets", tok)
 			}
-			l.byToken[tok] = tokenRef{market: i, outcome: Outcome(o)}
+			l.byToken[tok] = tokenRef{market: i, outcome: strategy.Outcome(o)}
 		}
-		mr := &marketRun{m: m, st: st, q: &Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker}}
-		mr.books[Yes].TokenID, mr.books[No].TokenID = m.TokenIDs[Yes], m.TokenIDs[No]
+		mr := &marketRun{m: m, st: st, q: &strategy.Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker}}
+		mr.books[strategy.Yes].TokenID, mr.books[strategy.No].TokenID = m.TokenIDs[strategy.Yes], m.TokenIDs[strategy.No]
 		l.markets = append(l.markets, mr)
 	}
 	return l, nil
@@ -178,7 +179,7 @@ func NewLoop(cfg LoopConfig, v Venue, s OrderSigner, j Journal, c Clock, log zer
 // (orders, positions, estimators) is kept.
 func (l *Loop) SetParams(p Params) error {
 	if p.Model == nil {
-		return errors.New("strategy: SetParams without a model")
+		return errors.New("loop: SetParams without a model")
 	}
 	if err := p.Tolerance.Validate(); err != nil {
 		return err

@@ -1,16 +1,17 @@
-package strategy
+package loop
 
 import (
 	"sort"
 	"time"
 
 	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // placement is one planned order of one market.
 type placement struct {
 	market int
-	order  Order
+	order  strategy.Order
 }
 
 // plan runs every quotable market through model → planner → risk and shares
@@ -21,7 +22,7 @@ type placement struct {
 // tick grid get all their orders cancelled instead.
 func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement) {
 	vb := l.venue.Budget(now)
-	rem := Budget{Places: vb.Orders, Cancels: vb.Cancels}
+	rem := strategy.Budget{Places: vb.Orders, Cancels: vb.Cancels}
 
 	totals := make([]risk.Totals, len(l.markets))
 	var sum risk.Totals
@@ -38,7 +39,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 			continue
 		}
 		mr.st.Observe(&mr.snap)
-		res, err := mr.q.Pass(&mr.snap, mr.st, Unlimited(), subTotals(sum, totals[i]))
+		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), subTotals(sum, totals[i]))
 		if err != nil {
 			l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("planning failed")
 			continue
@@ -55,7 +56,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		mr := l.markets[i]
 		res := mr.res
 		if len(res.Cancels) > max(rem.Cancels, 0) || len(res.Places) > max(rem.Places, 0) || (grown && len(res.Places) > 0) {
-			b := Budget{Places: max(rem.Places, 0), Cancels: max(rem.Cancels, 0)}
+			b := strategy.Budget{Places: max(rem.Places, 0), Cancels: max(rem.Cancels, 0)}
 			var err error
 			if res, err = mr.q.Pass(&mr.snap, mr.st, b, subTotals(sum, totals[i])); err != nil {
 				continue
@@ -97,7 +98,7 @@ func riskFair(mr *marketRun) float64 {
 
 // planned is a market's open orders once a pass is carried out: the kept
 // ones and the new ones.
-func planned(r PassResult) []risk.Order {
+func planned(r strategy.PassResult) []risk.Order {
 	out := make([]risk.Order, 0, len(r.Kept)+len(r.Places))
 	for _, o := range r.Kept {
 		out = append(out, risk.Order{Outcome: int(o.Outcome), Side: o.Side, Price: o.Price, Size: o.Size})
@@ -110,7 +111,7 @@ func planned(r PassResult) []risk.Order {
 
 // needOf scores how far a market's quotes are from their targets: the value
 // of each order to place, and half a unit per cancel.
-func needOf(r *PassResult) float64 {
+func needOf(r *strategy.PassResult) float64 {
 	n := 0.5 * float64(len(r.Cancels))
 	for i := range r.Places {
 		n += r.Places[i].Value

@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/clocktest"
 	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // Regression tests for what the daemon's end-to-end tests found: a fill
@@ -36,17 +37,17 @@ func (h *hookVenue) CancelOrder(ctx context.Context, id string) (*exchange.Cance
 	return h.fakeVenue.CancelOrder(ctx, id)
 }
 
-func newHookRig(t *testing.T, markets []Market, chk *risk.Checker) (*hookVenue, *memJournal, *clocktest.Clock, *risk.KillSwitch, *Loop) {
+func newHookRig(t *testing.T, markets []strategy.Market, chk *risk.Checker) (*hookVenue, *memJournal, *clocktest.Clock, *risk.KillSwitch, *Loop) {
 	t.Helper()
 	fv := newFakeVenue()
 	for _, m := range markets {
-		fv.setBook(m.TokenIDs[Yes], "0.48", "0.52", lt0)
-		fv.setBook(m.TokenIDs[No], "0.48", "0.52", lt0)
+		fv.setBook(m.TokenIDs[strategy.Yes], "0.48", "0.52", lt0)
+		fv.setBook(m.TokenIDs[strategy.No], "0.48", "0.52", lt0)
 	}
 	hv := &hookVenue{fakeVenue: fv}
 	j := newMemJournal()
 	clock := clocktest.New(lt0)
-	model, err := NewBands(BandsParams{Offsets: []float64{0.02}, Sizes: []float64{10}})
+	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.02}, Sizes: []float64{10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +55,8 @@ func newHookRig(t *testing.T, markets []Market, chk *risk.Checker) (*hookVenue, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := NewLoop(LoopConfig{Markets: markets, Estimators: DefaultEstimatorParams(), Kill: kill,
-		Params: Params{Model: model, Tolerance: Tolerance{PriceTicks: 0, SizeFrac: 0.1}, Checker: chk}},
+	l, err := New(Config{Markets: markets, Estimators: strategy.DefaultEstimatorParams(), Kill: kill,
+		Params: Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 0, SizeFrac: 0.1}, Checker: chk}},
 		hv, &fakeSigner{}, j, clock, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -67,11 +68,11 @@ func newHookRig(t *testing.T, markets []Market, chk *risk.Checker) (*hookVenue, 
 }
 
 // move sets every market's books around a new mid, so every quote moves.
-func move(v *fakeVenue, clock *clocktest.Clock, markets []Market, bid, ask string) {
+func move(v *fakeVenue, clock *clocktest.Clock, markets []strategy.Market, bid, ask string) {
 	clock.Advance(time.Second)
 	for _, m := range markets {
-		v.setBook(m.TokenIDs[Yes], bid, ask, clock.Now())
-		v.setBook(m.TokenIDs[No], bid, ask, clock.Now())
+		v.setBook(m.TokenIDs[strategy.Yes], bid, ask, clock.Now())
+		v.setBook(m.TokenIDs[strategy.No], bid, ask, clock.Now())
 	}
 }
 
@@ -83,7 +84,7 @@ func mustCycle(t *testing.T, l *Loop) {
 }
 
 func TestLoopCancelBooksFillSinceLastRead(t *testing.T) {
-	ms := []Market{testMarket()}
+	ms := []strategy.Market{testMarket()}
 	v, j, clock, _, l := newHookRig(t, ms, nil)
 	mustCycle(t, l)
 	if v.placed != 2 {
@@ -125,7 +126,7 @@ func TestLoopCancelBooksFillSinceLastRead(t *testing.T) {
 }
 
 func TestLoopUnconfirmedCancelHoldsMarketPlaces(t *testing.T) {
-	ms := []Market{testMarket()}
+	ms := []strategy.Market{testMarket()}
 	v, j, clock, _, l := newHookRig(t, ms, nil)
 	mustCycle(t, l)
 	v.cancelErr = &exchange.APIError{Area: "clob", Status: 500, Message: "internal_error: injected fault"}
@@ -146,7 +147,7 @@ func TestLoopUnconfirmedCancelHoldsMarketPlaces(t *testing.T) {
 }
 
 func TestLoopKillSwitchCancelsUntilNoneLive(t *testing.T) {
-	ms := []Market{testMarket()}
+	ms := []strategy.Market{testMarket()}
 	v, j, clock, kill, l := newHookRig(t, ms, nil)
 	mustCycle(t, l)
 	kill.Halt("test", clock.Now())
@@ -173,7 +174,7 @@ func TestLoopKillSwitchCancelsUntilNoneLive(t *testing.T) {
 func TestLoopTotalLimitsSeeThisCyclesOrders(t *testing.T) {
 	m2 := testMarket()
 	m2.ConditionID, m2.TokenIDs = "0xcond2", [2]string{"yes2", "no2"}
-	ms := []Market{testMarket(), m2}
+	ms := []strategy.Market{testMarket(), m2}
 	chk, err := risk.NewChecker(risk.Limits{MaxOpenTotal: 3, MaxTotalShares: decimal.NewFromInt(25)})
 	if err != nil {
 		t.Fatal(err)
@@ -199,19 +200,19 @@ func (c *cancelOnIntents) RecordIntents(in []Intent, now time.Time) error {
 }
 
 func TestLoopStopBeforeSendFailsIntents(t *testing.T) {
-	ms := []Market{testMarket()}
+	ms := []strategy.Market{testMarket()}
 	v := newFakeVenue()
 	v.setBook("yes", "0.48", "0.52", lt0)
 	v.setBook("no", "0.48", "0.52", lt0)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	j := &cancelOnIntents{memJournal: newMemJournal(), cancel: cancel}
-	model, err := NewBands(BandsParams{Offsets: []float64{0.02}, Sizes: []float64{10}})
+	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.02}, Sizes: []float64{10}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := NewLoop(LoopConfig{Markets: ms, Estimators: DefaultEstimatorParams(),
-		Params: Params{Model: model, Tolerance: Tolerance{PriceTicks: 0, SizeFrac: 0.1}}}, v, &fakeSigner{}, j, clocktest.New(lt0), zerolog.Nop(), nil)
+	l, err := New(Config{Markets: ms, Estimators: strategy.DefaultEstimatorParams(),
+		Params: Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 0, SizeFrac: 0.1}}}, v, &fakeSigner{}, j, clocktest.New(lt0), zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

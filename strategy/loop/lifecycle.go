@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // Start reconciles the journal with the exchange before any quoting: every
@@ -114,7 +115,7 @@ func (l *Loop) finish(rep *CycleReport) {
 	for i, mr := range l.markets {
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
 			Position: mr.snap.Position, Stopped: mr.stopped, Stale: mr.stale}
-		ms.Position = [2]decimal.Decimal{l.pos[mr.m.TokenIDs[Yes]], l.pos[mr.m.TokenIDs[No]]}
+		ms.Position = [2]decimal.Decimal{l.pos[mr.m.TokenIDs[strategy.Yes]], l.pos[mr.m.TokenIDs[strategy.No]]}
 		for _, lo := range byMarket[i] {
 			ms.Open++
 			p, isBid := yesSpaceOf(lo)
@@ -156,7 +157,7 @@ func (l *Loop) finish(rep *CycleReport) {
 // there (BUY YES and SELL NO are bids; SELL YES and BUY NO are asks).
 func yesSpaceOf(lo *liveOrder) (decimal.Decimal, bool) {
 	buy := lo.Side == exchange.Buy
-	if lo.Outcome == Yes {
+	if lo.Outcome == strategy.Yes {
 		return lo.Price, buy
 	}
 	return decimal.NewFromInt(1).Sub(lo.Price), !buy
@@ -166,7 +167,7 @@ func yesSpaceOf(lo *liveOrder) (decimal.Decimal, bool) {
 // exchange confirms each is final (or ctx ends): it reconciles the journal
 // as Start does, then cancels as Shutdown does. It quotes nothing.
 func CancelAll(ctx context.Context, v Venue, j Journal, c Clock, log zerolog.Logger) (Tally, error) {
-	l, err := NewLoop(LoopConfig{}, v, noSigner{}, j, c, log, nil)
+	l, err := New(Config{}, v, noSigner{}, j, c, log, nil)
 	if err != nil {
 		return Tally{}, err
 	}
@@ -179,6 +180,6 @@ func CancelAll(ctx context.Context, v Venue, j Journal, c Clock, log zerolog.Log
 
 type noSigner struct{}
 
-func (noSigner) SignOrder(*Market, *Order, exchange.OrderType) (exchange.PlacementItem, string, error) {
-	return exchange.PlacementItem{}, "", errors.New("strategy: this loop does not sign")
+func (noSigner) SignOrder(*strategy.Market, *strategy.Order, exchange.OrderType) (exchange.PlacementItem, string, error) {
+	return exchange.PlacementItem{}, "", errors.New("loop: this loop does not sign")
 }

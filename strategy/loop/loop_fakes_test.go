@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // fakeVenue is an in-memory exchange for the loop's tests: books are set by
@@ -163,7 +164,7 @@ func (v *fakeVenue) live() int {
 // fakeSigner makes deterministic hashes and plain-decimal amounts.
 type fakeSigner struct{ n int }
 
-func (s *fakeSigner) SignOrder(m *Market, o *Order, t exchange.OrderType) (exchange.PlacementItem, string, error) {
+func (s *fakeSigner) SignOrder(m *strategy.Market, o *strategy.Order, t exchange.OrderType) (exchange.PlacementItem, string, error) {
 	s.n++
 	hash := fmt.Sprintf("0xhash%04d", s.n)
 	maker, taker := o.Price.Mul(o.Size), o.Size

@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/clocktest"
 	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 var lt0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -25,8 +26,8 @@ type loopRig struct {
 	kill  *risk.KillSwitch
 }
 
-func testMarket() Market {
-	return Market{ConditionID: "0xcond", Slug: "m", TokenIDs: [2]string{"yes", "no"},
+func testMarket() strategy.Market {
+	return strategy.Market{ConditionID: "0xcond", Slug: "m", TokenIDs: [2]string{"yes", "no"},
 		Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5")}
 }
 
@@ -41,7 +42,7 @@ func newRig(t *testing.T, v *fakeVenue, j *memJournal) *loopRig {
 	if j == nil {
 		j = newMemJournal()
 	}
-	model, err := NewBands(BandsParams{Offsets: []float64{0.02}, Sizes: []float64{10}})
+	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.02}, Sizes: []float64{10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +51,8 @@ func newRig(t *testing.T, v *fakeVenue, j *memJournal) *loopRig {
 		t.Fatal(err)
 	}
 	s := &fakeSigner{}
-	l, err := NewLoop(LoopConfig{Markets: []Market{testMarket()}, Estimators: DefaultEstimatorParams(), Kill: kill,
-		Params: Params{Model: model, Tolerance: Tolerance{PriceTicks: 0, SizeFrac: 0.1}}},
+	l, err := New(Config{Markets: []strategy.Market{testMarket()}, Estimators: strategy.DefaultEstimatorParams(), Kill: kill,
+		Params: Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 0, SizeFrac: 0.1}}},
 		v, s, j, clock, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +279,7 @@ func TestCancelAll(t *testing.T) {
 	if err := r.l.Cycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	empty, _ := NewLoop(LoopConfig{}, r.v, r.s, r.j, r.clock, zerolog.Nop(), nil)
+	empty, _ := New(Config{}, r.v, r.s, r.j, r.clock, zerolog.Nop(), nil)
 	if err := empty.Cycle(context.Background()); !errors.Is(err, errNothingToQuote) {
 		t.Fatalf("a loop without markets cycled: %v", err)
 	}

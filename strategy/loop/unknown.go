@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // OrderFinder lists the ids of orders the account has placed, as far as the
 // exchange lets one see them. The service interface has no "my open orders"
 // endpoint; the daemon's finder reads the builder-trade history, so it finds
-// only orders that have traded. It is optional (LoopConfig.Finder).
+// only orders that have traded. It is optional (Config.Finder).
 type OrderFinder interface {
 	FindOrders(ctx context.Context) ([]string, error)
 }

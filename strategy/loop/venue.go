@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // Venue is what the loop needs from an exchange: read books and the tape,
@@ -33,7 +34,7 @@ type Clock interface {
 // and its order hash (which is also the exchange's order id). Package signer
 // implements it through an adapter in cmd/mmbot.
 type OrderSigner interface {
-	SignOrder(m *Market, o *Order, t exchange.OrderType) (item exchange.PlacementItem, hash string, err error)
+	SignOrder(m *strategy.Market, o *strategy.Order, t exchange.OrderType) (item exchange.PlacementItem, hash string, err error)
 }
 
 // JournalState is an order's state in the journal. The values are package
@@ -60,7 +61,7 @@ type Intent struct {
 	Hash        string
 	ConditionID string
 	TokenID     string
-	Outcome     Outcome
+	Outcome     strategy.Outcome
 	Side        exchange.Side
 	Price, Size decimal.Decimal
 	OrderType   exchange.OrderType

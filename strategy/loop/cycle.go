@@ -1,4 +1,4 @@
-package strategy
+package loop
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // Cycle runs one cycle of DESIGN.md §3: read books and the tape, update
@@ -101,7 +102,7 @@ func (l *Loop) readBooks(ctx context.Context, now time.Time) error {
 	var tokens []string
 	for _, mr := range l.markets {
 		if mr.stopped == "" {
-			tokens = append(tokens, mr.m.TokenIDs[Yes], mr.m.TokenIDs[No])
+			tokens = append(tokens, mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No])
 		}
 	}
 	for i := 0; i < len(tokens); i += l.cfg.BooksBatch {
@@ -164,7 +165,7 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time) {
 	}
 	mr := l.markets[ref.market]
 	b.Normalize()
-	mr.books[ref.outcome] = TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
+	mr.books[ref.outcome] = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
 	mr.hasBook[ref.outcome] = true
 	if b.TickSize.IsPositive() && !b.TickSize.Equal(mr.m.Tick) {
 		l.log.Warn().Str("market", mr.m.ConditionID).Str("old_tick", mr.m.Tick.String()).Str("new_tick", b.TickSize.String()).
@@ -244,7 +245,7 @@ func (l *Loop) markFunc() func(string) (decimal.Decimal, bool) {
 		if !ok {
 			return decimal.Zero, false
 		}
-		if ref.outcome == No {
+		if ref.outcome == strategy.No {
 			f = 1 - f
 		}
 		return decimal.NewFromFloat(f).Round(6), true
@@ -259,14 +260,14 @@ func (l *Loop) refresh(now time.Time) {
 		open := byMarket[i]
 		mr.open = open
 		s := &mr.snap
-		*s = Snapshot{
+		*s = strategy.Snapshot{
 			ConditionID: mr.m.ConditionID, Tokens: mr.books, Tick: mr.m.Tick, MinSize: mr.m.MinSize,
 			NegRisk: mr.m.NegRisk, Rewards: mr.m.Rewards, EndDate: mr.m.EndDate, Trades: mr.trades,
-			Position: [2]decimal.Decimal{l.pos[mr.m.TokenIDs[Yes]], l.pos[mr.m.TokenIDs[No]]},
+			Position: [2]decimal.Decimal{l.pos[mr.m.TokenIDs[strategy.Yes]], l.pos[mr.m.TokenIDs[strategy.No]]},
 			LastFill: mr.lastFill, Now: now, Open: s.Open[:0],
 		}
 		for _, lo := range open {
-			s.Open = append(s.Open, OpenOrder{ID: lo.Hash, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
+			s.Open = append(s.Open, strategy.OpenOrder{ID: lo.Hash, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
 		}
 		if f, ok := s.FairValue(); ok {
 			mr.fair, mr.hasFair = f, true

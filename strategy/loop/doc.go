@@ -1,0 +1,62 @@
+// Package loop runs the quoting loop: every cycle it reads the books through
+// a Venue, plans each market with package strategy's pure pieces (snapshot,
+// estimators, model, planner, risk checks), signs and journals the new
+// orders, cancels and places them, reconciles what it sent with the
+// exchange, and reports status. It is where quoting meets I/O; it reaches
+// the exchange, the signer, the journal and time only through the small
+// interfaces it declares (Venue, Clock, OrderSigner, Journal, OrderFinder,
+// Observer), so the same loop runs live, in paper trading and in a
+// backtest.
+//
+// Use: New checks a Config and wires the parts; Start reconciles; Run calls
+// Cycle every Config.Cycle until its context ends; Shutdown cancels every
+// order. CancelAll is Start then Shutdown, quoting nothing. SetParams
+// (SIGHUP) and Status may be called from any goroutine; the other methods
+// belong to the goroutine that runs the loop.
+//
+// One cycle (DESIGN.md §3), in this order:
+//
+//  1. Read the books of every quoted token, Config.BooksBatch tokens a call
+//     (a batch that fails with not found or bad request is read again market
+//     by market, and a market whose book is gone is no longer quoted), then
+//     the tape.
+//  2. Read orders back: every order sent without an answer, every order the
+//     book says may have traded, then the least recently read ones, up to
+//     Config.OrderReads. A grown matched size is a fill at the order's price.
+//  3. Plan every market: snapshot → estimators → model → planner → risk
+//     (strategy.Quoter), sharing the rate limiter's budget (Venue.Budget)
+//     between markets, neediest first. A market whose book is stale or gone
+//     has its orders cancelled; once the kill switch has tripped, every
+//     order is cancelled and nothing is placed.
+//  4. Cancel first. A market with a cancel that was not confirmed places
+//     nothing this cycle.
+//  5. Sign the new orders and record their intents in the Journal.
+//  6. Place them, Config.MaxBatch orders a call, then write everything the
+//     cycle learned (sends, state changes, fills) in one Journal.Apply.
+//  7. Publish the Status and hand a CycleReport to the Observer.
+//
+// Journal before send: no order reaches the Venue before its intent (the
+// signed item and its hash) is in the Journal; when RecordIntents fails,
+// nothing is placed. A placement is never retried: a batch whose answer is
+// lost leaves its orders "sent", and the order reads of later cycles settle
+// them by hash (an order the exchange still does not know after
+// Config.NotFoundGrace is marked failed).
+//
+// Reconciliation: Start reads the positions and every non-final order from
+// the Journal and reads each order back from the exchange, booking the fills
+// it made while the bot was down and marking failed the intents the exchange
+// never saw; it applies Config.Unknown to live orders the journal does not
+// know (when Config.Finder is set) and cancels the orders of markets no
+// longer configured. Only after Start returns nil may the daemon say it is
+// ready. Shutdown cancels every tracked order and reads them back until each
+// is final or its context ends.
+//
+// The Venue seam: Venue is the few calls the loop makes to an exchange (read
+// books, read the tape, place a batch, cancel one order, read one order, the
+// rate budget now). The HTTP client (live), the paper venue and the replay
+// venue of package backtest implement it, and the loop never knows which it
+// has. Clock does the same for time: a backtest passes its simulated clock,
+// so a run is deterministic and never sleeps. OrderSigner and Journal are
+// implemented by packages signer and state through adapters in cmd/mmbot, so
+// this package imports neither.
+package loop
