@@ -14,7 +14,6 @@ import (
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
-	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // RecordSource is what the recorder reads: POST /books and the data API's
@@ -38,7 +37,14 @@ type Market struct {
 	Rewards strategy.RewardTerms
 }
 
-// RecorderConfig configures a Recorder.
+// Clock is the recorder's time source: exchange.SystemClock, or a fake in
+// tests.
+type Clock interface {
+	Now() time.Time
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// Config configures a Recorder.
 type Config struct {
 	Markets []Market
 	// Interval is the time between the starts of two polls (default 1s).
@@ -49,7 +55,7 @@ type Config struct {
 	// (default 500); negative records no trades.
 	TradeLimit int
 	// Clock is the time source (default the wall clock).
-	Clock loop.Clock
+	Clock Clock
 	// Log receives warnings (failed polls, dropped markets).
 	Log zerolog.Logger
 }
