@@ -8,7 +8,7 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 )
 
-// orderAmounts reads price and size from a signed order's amounts (integer
+// OrderAmounts reads price and size from a signed order's amounts (integer
 // base units of 6 decimals): a BUY gives size × price collateral for size
 // shares, a SELL the reverse. The price must come out exact in Fixed units.
 func OrderAmounts(so *exchange.SignedOrder) (price, size exchange.Fixed, err error) {

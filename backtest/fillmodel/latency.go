@@ -19,7 +19,7 @@ const (
 	DistLogNormal                 // median A, shape Sigma: A·exp(Sigma·N(0,1))
 )
 
-// maxLatency caps a draw, so a long log-normal tail cannot push an order
+// MaxLatency caps a draw, so a long log-normal tail cannot push an order
 // beyond the end of any sensible replay.
 const MaxLatency = time.Hour
 

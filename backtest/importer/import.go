@@ -13,10 +13,10 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// DefaultImportWindow is the default reorder window of Import, in events.
+// DefaultWindow is the default reorder window of Import, in events.
 const DefaultWindow = 4096
 
-// ImportOptions configures Import.
+// Options configures Import.
 type Options struct {
 	// TickSize and MinOrderSize are put on books whose message does not
 	// carry them (a tick_size_change message overrides TickSize for its
@@ -24,7 +24,7 @@ type Options struct {
 	TickSize     decimal.Decimal
 	MinOrderSize decimal.Decimal
 	// Window is how many events may be held to restore time order; 0 means
-	// DefaultImportWindow.
+	// DefaultWindow.
 	Window int
 	// TradeSide says what the "side" of a last_trade_price message is:
 	// "taker" (the default, ""): the aggressor's side, kept as is; "maker":
@@ -33,7 +33,7 @@ type Options struct {
 	TradeSide string
 }
 
-// ImportStats counts what Import read and wrote.
+// Stats counts what Import read and wrote.
 type Stats struct {
 	Messages int            // messages read
 	Books    int            // book events written (snapshots and rebuilt price_change books)
@@ -42,7 +42,7 @@ type Stats struct {
 	Skipped  map[string]int // messages skipped, by event_type
 }
 
-// ImportError locates a failure in the input: the 1-based index of the
+// Error locates a failure in the input: the 1-based index of the
 // message and the byte offset where decoding stood.
 type Error struct {
 	Message int

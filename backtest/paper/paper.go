@@ -16,7 +16,7 @@ import (
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
-// PaperSource is what the paper venue reads from the live exchange. It holds
+// Source is what the paper venue reads from the live exchange. It holds
 // read methods only (and the limiter's budget): *exchange.Client satisfies
 // it, and a paper venue has no way to reach the order endpoints.
 type Source interface {
@@ -25,7 +25,7 @@ type Source interface {
 	Budget(now time.Time) exchange.Budget
 }
 
-// PaperMarket is one market the paper venue trades.
+// Market is one market the paper venue trades.
 type Market struct {
 	ConditionID string
 	// Tokens are the market's token ids by outcome index, the order in
@@ -35,7 +35,7 @@ type Market struct {
 	MinSize decimal.Decimal
 }
 
-// PaperConfig configures a PaperVenue.
+// Config configures a Venue.
 type Config struct {
 	Markets []Market
 	// Matcher is the fill model: mode, queue model, latency (Order and
@@ -65,7 +65,7 @@ type Config struct {
 	Now func() time.Time
 }
 
-// PaperStats counts what a paper session did.
+// Stats counts what a paper session did.
 type Stats struct {
 	Books, Trades    int // events fed to the fill model
 	BadEvents        int // books or trades the fill model could not take (not exact in 6 decimals, unsorted)
@@ -81,8 +81,8 @@ type Stats struct {
 	OrdersRemembered int             // orders the venue can still answer reads for
 }
 
-// PaperVenue is the venue of `mmbot run --dry-run`: books and trades are
-// read live from the exchange (through a PaperSource), every book and new
+// Venue is the venue of `mmbot run --dry-run`: books and trades are
+// read live from the exchange (through a Source), every book and new
 // trade is fed to one Matcher per token (the backtest's fill model), and
 // the loop's orders are virtual: PlaceOrders, CancelOrder and Order are
 // answered from the Matchers and nothing is ever sent to the order
@@ -120,7 +120,7 @@ type paperToken struct {
 	minSize  exchange.Fixed
 }
 
-// NewPaperVenue returns a paper venue over src for the configured markets.
+// NewVenue returns a paper venue over src for the configured markets.
 func NewVenue(src Source, cfg Config) (*Venue, error) {
 	if src == nil {
 		return nil, errors.New("paper venue: no source")

@@ -16,7 +16,7 @@ import (
 	"github.com/mmbot/mmbot/strategy"
 )
 
-// RecordSource is what the recorder reads: POST /books and the data API's
+// Source is what the recorder reads: POST /books and the data API's
 // GET /trades. *exchange.Client satisfies it (and keeps under the rate
 // limits by itself).
 type Source interface {
@@ -24,7 +24,7 @@ type Source interface {
 	Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error)
 }
 
-// RecordMarket is one market to record: its terms go into the Meta events
+// Market is one market to record: its terms go into the Meta events
 // written at the start.
 type Market struct {
 	ConditionID string
@@ -60,7 +60,7 @@ type Config struct {
 	Log zerolog.Logger
 }
 
-// RecordStats counts what a Recorder has written.
+// Stats counts what a Recorder has written.
 type Stats struct {
 	Start     time.Time
 	Polls     int
@@ -100,7 +100,7 @@ type Recorder struct {
 	stats Stats
 }
 
-// NewRecorder checks cfg and returns a Recorder writing to sink.
+// New checks cfg and returns a Recorder writing to sink.
 func New(src Source, sink recording.EventSink, cfg Config) (*Recorder, error) {
 	if src == nil || sink == nil {
 		return nil, errors.New("recorder: needs a source and a sink")

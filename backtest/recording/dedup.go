@@ -73,7 +73,7 @@ func levelsEqual(a, b []exchange.PriceLevel) bool {
 	return true
 }
 
-// bookFromExchange converts a POST /books book into a recording Book with
+// BookFromExchange converts a POST /books book into a recording Book with
 // the given stamps. It normalises b in place (best levels first) and drops
 // empty levels. The levels are shared with b.
 func BookFromExchange(b *exchange.OrderBook, received time.Time) Book {
@@ -109,7 +109,7 @@ func parseMillis(s string) time.Time {
 	return time.UnixMilli(n)
 }
 
-// tradeDedup recognises trades of the data API already seen. The API has no
+// TradeDedup recognises trades of the data API already seen. The API has no
 // trade id: a trade is known by its transaction hash, asset, wallet, side,
 // price, size and timestamp (two fills identical in all of these count as
 // one). Trades before start (Unix seconds: the session's or recording's
@@ -140,7 +140,7 @@ func (d *TradeDedup) floor() int64 {
 	return max(d.Start, d.newest-int64(d.horizon/time.Second))
 }
 
-// fresh returns the trades of one response that were not seen before, oldest
+// Fresh returns the trades of one response that were not seen before, oldest
 // first, and remembers them. gap reports that the response held limit (> 0)
 // trades and every one of them was fresh: trades between this response and
 // the previous one may be missing.
@@ -185,7 +185,7 @@ func sortTradesByTime(ts []exchange.Trade) {
 	slices.SortStableFunc(ts, func(a, b exchange.Trade) int { return cmp.Compare(a.Timestamp, b.Timestamp) })
 }
 
-// tradeToken maps a data API trade to the token it traded, through the
+// TradeToken maps a data API trade to the token it traded, through the
 // markets' token lists (the asset is "<condition_id>:<outcome_index>").
 func TradeToken(t *exchange.Trade, byCond map[string][2]string) (string, bool) {
 	cond, idx := t.ConditionID, t.OutcomeIndex

@@ -48,7 +48,7 @@ var ErrEndOfRecording = fmt.Errorf("backtest: end of recording: %w", io.EOF)
 // ErrEmptyRecording means the source held no event.
 var ErrEmptyRecording = errors.New("backtest: the recording holds no event")
 
-// Defaults of ReplayConfig.
+// Defaults of Config.
 const (
 	DefaultTapeSize      = 64              // trades kept per market for the data API tape (the loop keeps 64)
 	DefaultProgressEvery = 1 << 16         // events between progress callbacks
@@ -56,7 +56,7 @@ const (
 	finalOrdersFor       = 2 * time.Minute // for at least this long after they became final
 )
 
-// ReplayConfig configures a Replay.
+// Config configures a Replay.
 type Config struct {
 	// Markets are the markets the venue knows (ScanMarkets finds them in a
 	// recording). Events of other tokens are skipped.
@@ -193,7 +193,7 @@ type replayToken struct {
 	live []*vorder // our orders not yet final
 }
 
-// NewReplay reads the first event of src and returns a Replay whose clock
+// New reads the first event of src and returns a Replay whose clock
 // starts at that event's time. Metrics go to acc.
 func New(src Source, cfg Config, acc *accounting.Accumulator) (*Replay, error) {
 	if src == nil || acc == nil {

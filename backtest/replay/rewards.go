@@ -61,7 +61,7 @@ func (r *Replay) scoreMarket(mk *replayMarket, at time.Time) (fillmodel.RewardSc
 	return fillmodel.RewardScore{Ours: e.QMin, Total: e.QMin + e.BookQMin}, true
 }
 
-// scoreTokens scores each token of a market through ReplayConfig.Scorer
+// scoreTokens scores each token of a market through Config.Scorer
 // and sums them.
 func (r *Replay) scoreTokens(mk *replayMarket, at time.Time) (fillmodel.RewardScore, bool) {
 	maxSpread, _ := exchange.FixedFromDecimal(mk.m.Rewards.MaxSpread.Shift(-2)) // cents to price units

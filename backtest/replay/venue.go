@@ -92,7 +92,7 @@ func addOwnLevel(levels []exchange.PriceLevel, price, size exchange.Fixed, desc 
 // Trades implements loop.Venue: the recorded tape the strategy has seen,
 // in the data API's shape (asset "<condition_id>:<outcome_index>", Unix
 // seconds): the newest p.Limit trades (default 100; at most
-// ReplayConfig.TapeSize per market) of the markets in p.Market (all when
+// Config.TapeSize per market) of the markets in p.Market (all when
 // empty) and of side p.Side (any when empty), oldest first.
 func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error) {
 	if err := ctx.Err(); err != nil {

@@ -13,13 +13,13 @@ import (
 // MaxGrid bounds the number of combinations of one sweep.
 const MaxGrid = 10_000
 
-// SweepParam is one swept parameter: a key and the values it takes.
+// Param is one swept parameter: a key and the values it takes.
 type Param struct {
 	Key    string
 	Values []string
 }
 
-// ParseSweep parses "key=v1,v2,...". Values are trimmed; empty ones and
+// Parse parses "key=v1,v2,...". Values are trimmed; empty ones and
 // repeated ones are errors.
 func Parse(s string) (Param, error) {
 	key, vals, ok := strings.Cut(s, "=")
@@ -94,7 +94,7 @@ func Grid(params []Param) ([]Combo, error) {
 	return out, nil
 }
 
-// SweepRow is the outcome of one combination: its headline figures, or the
+// Row is the outcome of one combination: its headline figures, or the
 // error that stopped it.
 type Row struct {
 	Combo    Combo
@@ -102,11 +102,11 @@ type Row struct {
 	Err      error
 }
 
-// RunSweep runs fn for every combination on up to workers goroutines and
+// Run runs fn for every combination on up to workers goroutines and
 // returns one row per combination, in the grid's order. Each run must
 // depend only on its combination (and a seed shared by all), so the rows do
 // not depend on the number of workers. A failed combination does not stop
-// the others; a cancelled ctx stops the sweep, and RunSweep returns
+// the others; a cancelled ctx stops the sweep, and Run returns
 // ctx.Err() with the rows done so far.
 func Run(ctx context.Context, combos []Combo, workers int, fn func(ctx context.Context, c Combo) (*accounting.Results, error)) ([]Row, error) {
 	if fn == nil {

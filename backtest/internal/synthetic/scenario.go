@@ -12,7 +12,7 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 )
 
-// scenario is the hand-computed run of TestAccumulator (see the comments
+// Scenario is the hand-computed run of TestAccumulator (see the comments
 // there for the arithmetic).
 func Scenario(t *testing.T) *accounting.Results {
 	acc := accounting.NewAccumulator(accounting.AccumulatorConfig{Run: accounting.RunInfo{Mode: fillmodel.ModeQueue, Fees: fillmodel.Fees{TakerBps: fixture.Dec("100")},

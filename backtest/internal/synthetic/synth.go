@@ -118,7 +118,7 @@ func Emit(tb testing.TB, c Config, emit func(recording.Event)) {
 	}
 }
 
-// denseBooks is a busy market: 50 book updates a second on each token, 20
+// DenseBooks is a busy market: 50 book updates a second on each token, 20
 // levels a side, 2 trades a second.
 func DenseBooks(d time.Duration) Config {
 	return Config{Seed: 1, Duration: d, Books: 50, Levels: 20, Trades: 2, Informed: 0.3, Vol: 0.5}
