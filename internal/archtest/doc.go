@@ -12,7 +12,7 @@
 //
 // A third test keeps exchange.Fixed the one conversion between decimals and
 // the exchange's 6-decimal base units: outside exchange/fixed.go no non-test
-// file may call Shift(±6) or decimal.New(v, −6) (the 6 as a literal or a
+// file may call Shift(±6) or decimal.New(v, ±6) (the 6 as a literal or a
 // constant of its package) or declare a name with the word fixed, micro,
 // micros or pow10, or toUnits/fromUnits, except for a short allow-list whose
 // entries must each still match something. It reads the source, so it runs

@@ -34,8 +34,8 @@ var fixedAllow = []struct {
 
 // TestOneFixedPointType: exchange.Fixed is the module's one conversion
 // between decimals and base units. No other non-test file scales a decimal
-// by 10^±6 (Shift(6), Shift(-6), decimal.New(v, -6), with the 6 written as a
-// literal or a constant of its package) or declares a look-alike (a name
+// by 10^±6 (Shift(±6), decimal.New(v, ±6), with the 6 written as a literal
+// or a constant of its package) or declares a look-alike (a name
 // with the word fixed, micro or micros, pow10, toUnits or fromUnits).
 func TestOneFixedPointType(t *testing.T) {
 	root := moduleRoot(t)
@@ -217,8 +217,8 @@ func fixedFindings(files map[string][]byte) ([]finding, error) {
 					add(call.Pos(), "Shift", fmt.Sprintf("Shift(%d)", v))
 				}
 			case sel.Sel.Name == "New" && len(call.Args) == 2 && isIdent(sel.X, "decimal"):
-				if v, ok := constInt(call.Args[1], consts, 0); ok && v == -6 {
-					add(call.Pos(), "New", "decimal.New(v, -6)")
+				if v, ok := constInt(call.Args[1], consts, 0); ok && (v == 6 || v == -6) {
+					add(call.Pos(), "New", fmt.Sprintf("decimal.New(v, %d)", v))
 				}
 			}
 			return true
@@ -353,8 +353,8 @@ func f(d decimal.Decimal) decimal.Decimal { return d.Shift(unitExp).Add(d.Shift(
 			[]string{"Shift(6)", "Shift(-6)", "Shift(6)"}},
 		{"decimal.New", `package p
 const exp = -6
-func f(v int64) decimal.Decimal { return decimal.New(v, -6).Add(decimal.New(v, exp)) }`,
-			[]string{"decimal.New(v, -6)", "decimal.New(v, -6)"}},
+func f(v int64) decimal.Decimal { return decimal.New(v, -6).Add(decimal.New(v, exp)).Mul(decimal.New(1, 6)) }`,
+			[]string{"decimal.New(v, -6)", "decimal.New(v, -6)", "decimal.New(v, 6)"}},
 		{"names", `package p
 type Fixed int64
 const micro = 1_000_000
