@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mmbot/mmbot/exchange/clocktest"
+	"github.com/shopspring/decimal"
 )
 
 // BenchmarkLimiterAdmit measures one admission of a POST /orders batch
@@ -79,5 +80,40 @@ func BenchmarkBudget(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = lm.budget(now)
+	}
+}
+
+// BenchmarkFixedFromDecimal converts a price exactly (the fast path: no
+// allocation).
+func BenchmarkFixedFromDecimal(b *testing.B) {
+	d := decimal.RequireFromString("0.4875")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FixedFromDecimal(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFixedRound converts a value with more than six decimals, rounding
+// up, as the risk checks do.
+func BenchmarkFixedRound(b *testing.B) {
+	d := decimal.RequireFromString("12.3456789")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FixedRound(d, RoundCeil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFixedMul multiplies a price by a size, rounding up.
+func BenchmarkFixedMul(b *testing.B) {
+	p, s := Fixed(487_500), Fixed(21_040_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Mul(s, RoundCeil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -6,7 +6,10 @@
 //
 // Money is exact: prices, sizes and amounts are shopspring/decimal values,
 // Number (a decimal that travels as a JSON number), or strings of integer
-// base units — never float64. Order-book books are decoded as sent; call
+// base units — never float64. Fixed is the one type for those base units (an
+// int64 of millionths): the module converts between decimals and base units
+// with FixedFromDecimal, FixedRound (in a stated Rounding mode) and
+// Fixed.Decimal, and multiplies and divides them with Fixed.Mul and Fixed.Div. Order-book books are decoded as sent; call
 // OrderBook.Normalize to get bids best-first (descending) and asks
 // best-first (ascending).
 //

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/mmbot/mmbot/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mmbot/mmbot/internal/golden"
 
 	"github.com/shopspring/decimal"
 )

@@ -9,7 +9,7 @@ import (
 // Checker runs the pre-trade checks against fixed Limits. It holds no
 // mutable state and is safe for concurrent use.
 type Checker struct {
-	lim microLimits
+	lim unitLimits
 }
 
 // NewChecker validates l and returns a Checker for it.
@@ -17,7 +17,7 @@ func NewChecker(l Limits) (*Checker, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	return &Checker{lim: l.micros()}, nil
+	return &Checker{lim: l.units()}, nil
 }
 
 // Check runs every check on o against e, in the order of the Reason
@@ -56,38 +56,38 @@ func reject(o Order, r Reason, format string, a ...any) *Rejection {
 
 func (c *Checker) check(o Order, e *Exposure) *Rejection {
 	l := &c.lim
-	price, okp := microsUp(o.Price)
-	size, oks := microsUp(o.Size)
+	price, errp := exchange.FixedRound(o.Price, up)
+	size, errs := exchange.FixedRound(o.Size, up)
 	switch {
 	case o.Outcome != Yes && o.Outcome != No:
 		return reject(o, ReasonInvalidOrder, "outcome must be 0 (YES) or 1 (NO)")
 	case !o.Side.Valid():
 		return reject(o, ReasonInvalidOrder, "side must be BUY or SELL")
-	case !okp || price <= 0 || price >= micro:
+	case errp != nil || price <= 0 || price >= one:
 		return reject(o, ReasonInvalidOrder, "price must be in (0,1)")
-	case !oks || size <= 0:
+	case errs != nil || size <= 0:
 		return reject(o, ReasonInvalidOrder, "size must be positive")
 	}
 	if l.orderSize > 0 && size > l.orderSize {
-		return reject(o, ReasonOrderSize, "size %s > limit %s", fmtMicros(size), fmtMicros(l.orderSize))
+		return reject(o, ReasonOrderSize, "size %s > limit %s", size, l.orderSize)
 	}
-	notional := mulMicros(price, size)
+	notional := mulUp(price, size)
 	if l.orderNotional > 0 && notional > l.orderNotional {
-		return reject(o, ReasonOrderNotional, "notional %s > limit %s", fmtMicros(notional), fmtMicros(l.orderNotional))
+		return reject(o, ReasonOrderNotional, "notional %s > limit %s", notional, l.orderNotional)
 	}
 	if l.cooldown > 0 {
 		if last := e.LastFill[o.Outcome][sideIndex(o.Side)]; !last.IsZero() && e.Now.Before(last.Add(l.cooldown)) {
 			return reject(o, ReasonCooldown, "last fill %s ago, cool-down %s", e.Now.Sub(last), l.cooldown)
 		}
 	}
-	fair := fairMicros(e.Fair)
+	fair := fairValue(e.Fair)
 	if l.collar > 0 {
 		if fair == 0 {
-			return reject(o, ReasonNoFairValue, "collar %s needs a fair value", fmtMicros(l.collar))
+			return reject(o, ReasonNoFairValue, "collar %s needs a fair value", l.collar)
 		}
 		tokenFair := yesPrice(o.Outcome, fair) // the map is its own inverse
-		if d := abs64(price - tokenFair); d > l.collar {
-			return reject(o, ReasonCollar, "|price − fair %s| = %s > collar %s", fmtMicros(tokenFair), fmtMicros(d), fmtMicros(l.collar))
+		if d := abs(price - tokenFair); d > l.collar {
+			return reject(o, ReasonCollar, "|price − fair %s| = %s > collar %s", tokenFair, d, l.collar)
 		}
 	}
 	if r := selfCross(o, price, e.Open); r != nil {
@@ -95,9 +95,9 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 	}
 	before := measure(fair, e.Position, e.Open)
 	if o.Side == exchange.Sell {
-		held, _ := microsDown(e.Position[o.Outcome])
+		held := round(e.Position[o.Outcome], down)
 		if need := satAdd(before.sells[o.Outcome], size); need > held {
-			return reject(o, ReasonSellExceedsPosition, "selling %s with %s held", fmtMicros(need), fmtMicros(held))
+			return reject(o, ReasonSellExceedsPosition, "selling %s with %s held", need, held)
 		}
 	}
 	if n := len(e.Open) + 1; l.openMarket > 0 && n > l.openMarket {
@@ -110,11 +110,10 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 	after.add(o)
 	if w := after.worst(); w > before.worst() {
 		if l.marketShares > 0 && w > l.marketShares {
-			return reject(o, ReasonMarketShares, "worst-case %s shares > limit %s", fmtMicros(w), fmtMicros(l.marketShares))
+			return reject(o, ReasonMarketShares, "worst-case %s shares > limit %s", w, l.marketShares)
 		}
-		others, _ := microsUp(e.Others.Shares)
-		if t := satAdd(others, w); l.totalShares > 0 && t > l.totalShares {
-			return reject(o, ReasonTotalShares, "worst-case %s shares > limit %s", fmtMicros(t), fmtMicros(l.totalShares))
+		if t := satAdd(round(e.Others.Shares, up), w); l.totalShares > 0 && t > l.totalShares {
+			return reject(o, ReasonTotalShares, "worst-case %s shares > limit %s", t, l.totalShares)
 		}
 	}
 	// A BUY that only unwinds the net position (a NO bid while long YES)
@@ -126,11 +125,10 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 	}
 	if after.atRisk > before.atRisk && dir > 0 {
 		if l.marketAtRisk > 0 && after.atRisk > l.marketAtRisk {
-			return reject(o, ReasonMarketAtRisk, "%s at risk > limit %s", fmtMicros(after.atRisk), fmtMicros(l.marketAtRisk))
+			return reject(o, ReasonMarketAtRisk, "%s at risk > limit %s", after.atRisk, l.marketAtRisk)
 		}
-		others, _ := microsUp(e.Others.AtRisk)
-		if t := satAdd(others, after.atRisk); l.totalAtRisk > 0 && t > l.totalAtRisk {
-			return reject(o, ReasonTotalAtRisk, "%s at risk > limit %s", fmtMicros(t), fmtMicros(l.totalAtRisk))
+		if t := satAdd(round(e.Others.AtRisk, up), after.atRisk); l.totalAtRisk > 0 && t > l.totalAtRisk {
+			return reject(o, ReasonTotalAtRisk, "%s at risk > limit %s", t, l.totalAtRisk)
 		}
 	}
 	return nil
@@ -141,7 +139,7 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 // YES, BUY NO at 1−p); a bid at or above an ask of ours is a self-cross,
 // which covers both the same token and the complement (BUY YES p with BUY NO
 // q crosses when p+q ≥ 1).
-func selfCross(o Order, price int64, open []Order) *Rejection {
+func selfCross(o Order, price exchange.Fixed, open []Order) *Rejection {
 	bid := bidLike(o.Outcome, o.Side)
 	y := yesPrice(o.Outcome, price)
 	for _, x := range open {
@@ -151,8 +149,7 @@ func selfCross(o Order, price int64, open []Order) *Rejection {
 		if bidLike(x.Outcome, x.Side) == bid {
 			continue
 		}
-		xp, _ := microsUp(x.Price) // exact: prices are on a grid far coarser than 10^-6
-		xy := yesPrice(x.Outcome, xp)
+		xy := yesPrice(x.Outcome, round(x.Price, up)) // exact: prices are on a grid far coarser than 10^-6
 		if bid && y >= xy || !bid && y <= xy {
 			return reject(o, ReasonSelfCross, "crosses our %s", x)
 		}

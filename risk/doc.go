@@ -20,10 +20,12 @@
 // Reset.
 //
 // Money is exact. Prices, sizes and limits are decimals; the checks convert
-// them to integer micro-units (6 decimals, as the exchange's amounts) and
-// round against the order whenever a value carries more decimals than that.
-// Fair value is a model estimate and comes in as a float64; it is converted
-// to micro-units once per market.
+// them to exchange.Fixed, the exchange's 6-decimal base units, with
+// exchange.FixedRound, and round against the order whenever a value carries
+// more decimals than that: sizes, prices and exposure up (RoundCeil), limits
+// and positions held down (RoundFloor); a value beyond the range of Fixed
+// saturates. Fair value is a model estimate and comes in as a float64; it is
+// converted to base units once per market.
 //
 // Outcomes are numbered as in package strategy: 0 is YES, 1 is NO.
 package risk

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mmbot/mmbot/exchange"
 	"github.com/shopspring/decimal"
 )
 
@@ -35,7 +36,7 @@ func (c KillConfig) Validate() error {
 		if d.v.IsNegative() {
 			return fmt.Errorf("risk: kill switch: %s must not be negative, got %s", d.name, d.v)
 		}
-		if m, ok := microsDown(d.v); !ok || m == 0 && d.v.IsPositive() {
+		if m, err := exchange.FixedRound(d.v, down); err != nil || m == 0 && d.v.IsPositive() {
 			return fmt.Errorf("risk: kill switch: %s is out of range: %s", d.name, d.v)
 		}
 	}
@@ -69,7 +70,7 @@ type KillSwitch struct {
 	mu sync.Mutex
 
 	cfg                          KillConfig
-	sessionLoss, dailyLoss, draw int64 // micro-units, 0 = off
+	sessionLoss, dailyLoss, draw exchange.Fixed // 0 = off
 
 	tripped bool
 	trip    Trip
@@ -80,11 +81,11 @@ type KillSwitch struct {
 	errs        int // errors among the n results
 
 	started  bool
-	base     int64 // PnL counted as zero loss for the session (moved by Reset)
-	last     int64 // last PnL seen
-	peak     int64 // high-water mark
-	day      int64 // UTC day number of the last PnL
-	dayBase  int64 // PnL at the start of that day
+	base     exchange.Fixed // PnL counted as zero loss for the session (moved by Reset)
+	last     exchange.Fixed // last PnL seen
+	peak     exchange.Fixed // high-water mark
+	day      int64          // UTC day number of the last PnL
+	dayBase  exchange.Fixed // PnL at the start of that day
 	resetBy  string
 	lastTrip Trip // the trip cleared by the last Reset
 }
@@ -98,9 +99,9 @@ func NewKillSwitch(c KillConfig) (*KillSwitch, error) {
 		c.MinWindowResults = 10
 	}
 	k := &KillSwitch{cfg: c}
-	k.sessionLoss, _ = microsDown(c.MaxSessionLoss)
-	k.dailyLoss, _ = microsDown(c.MaxDailyLoss)
-	k.draw, _ = microsDown(c.MaxDrawdown)
+	k.sessionLoss = round(c.MaxSessionLoss, down)
+	k.dailyLoss = round(c.MaxDailyLoss, down)
+	k.draw = round(c.MaxDrawdown, down)
 	return k, nil
 }
 
@@ -211,7 +212,7 @@ func (k *KillSwitch) dropOldestLocked() {
 // OnPnL records the session's realized + marked PnL (since the session
 // start, in collateral) at now.
 func (k *KillSwitch) OnPnL(pnl decimal.Decimal, now time.Time) {
-	p, _ := microsDown(pnl)
+	p := round(pnl, down)
 	day := dayNumber(now)
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -223,13 +224,13 @@ func (k *KillSwitch) OnPnL(pnl decimal.Decimal, now time.Time) {
 	k.last = p
 	k.peak = max(k.peak, p)
 	if loss := k.base - p; k.sessionLoss > 0 && loss >= k.sessionLoss {
-		k.tripLocked(TripSessionLoss, now, "session loss %s reached limit %s", fmtMicros(loss), fmtMicros(k.sessionLoss))
+		k.tripLocked(TripSessionLoss, now, "session loss %s reached limit %s", loss, k.sessionLoss)
 	}
 	if loss := k.dayBase - p; k.dailyLoss > 0 && loss >= k.dailyLoss {
-		k.tripLocked(TripDailyLoss, now, "daily loss %s reached limit %s", fmtMicros(loss), fmtMicros(k.dailyLoss))
+		k.tripLocked(TripDailyLoss, now, "daily loss %s reached limit %s", loss, k.dailyLoss)
 	}
 	if dd := k.peak - p; k.draw > 0 && dd >= k.draw {
-		k.tripLocked(TripDrawdown, now, "drawdown %s from high %s reached limit %s", fmtMicros(dd), fmtMicros(k.peak), fmtMicros(k.draw))
+		k.tripLocked(TripDrawdown, now, "drawdown %s from high %s reached limit %s", dd, k.peak, k.draw)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mmbot/mmbot/exchange"
 	"github.com/shopspring/decimal"
 )
 
@@ -42,8 +43,8 @@ func (l Limits) Validate() error {
 		if d.v.IsNegative() {
 			return fmt.Errorf("risk: limits: %s must not be negative, got %s", d.name, d.v)
 		}
-		m, ok := microsDown(d.v)
-		if !ok {
+		m, err := exchange.FixedRound(d.v, down)
+		if err != nil {
 			return fmt.Errorf("risk: limits: %s is out of range: %s", d.name, d.v)
 		}
 		if m == 0 && d.v.IsPositive() {
@@ -65,26 +66,25 @@ func (l Limits) Validate() error {
 	return nil
 }
 
-// microLimits is Limits in micro-units; 0 disables a limit.
-type microLimits struct {
-	marketShares, totalShares int64
-	marketAtRisk, totalAtRisk int64
-	orderSize, orderNotional  int64
-	collar                    int64
+// unitLimits is Limits in base units; 0 disables a limit.
+type unitLimits struct {
+	marketShares, totalShares exchange.Fixed
+	marketAtRisk, totalAtRisk exchange.Fixed
+	orderSize, orderNotional  exchange.Fixed
+	collar                    exchange.Fixed
 	openMarket, openTotal     int
 	cooldown                  time.Duration
 }
 
-func (l Limits) micros() microLimits {
-	down := func(d decimal.Decimal) int64 { v, _ := microsDown(d); return v }
-	return microLimits{
-		marketShares:  down(l.MaxMarketShares),
-		totalShares:   down(l.MaxTotalShares),
-		marketAtRisk:  down(l.MaxMarketAtRisk),
-		totalAtRisk:   down(l.MaxTotalAtRisk),
-		orderSize:     down(l.MaxOrderSize),
-		orderNotional: down(l.MaxOrderNotional),
-		collar:        down(l.Collar),
+func (l Limits) units() unitLimits {
+	return unitLimits{
+		marketShares:  round(l.MaxMarketShares, down),
+		totalShares:   round(l.MaxTotalShares, down),
+		marketAtRisk:  round(l.MaxMarketAtRisk, down),
+		totalAtRisk:   round(l.MaxTotalAtRisk, down),
+		orderSize:     round(l.MaxOrderSize, down),
+		orderNotional: round(l.MaxOrderNotional, down),
+		collar:        round(l.Collar, down),
 		openMarket:    l.MaxOpenPerMarket,
 		openTotal:     l.MaxOpenTotal,
 		cooldown:      l.FillCooldown,

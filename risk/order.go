@@ -78,10 +78,10 @@ func (t Totals) Add(u Totals) Totals {
 // share when the fair value is unknown). A YES+NO pair is worth 1 whatever
 // the resolution, so paired shares are not at risk.
 func MarketTotals(fair float64, pos [2]decimal.Decimal, open []Order) Totals {
-	m := measure(fairMicros(fair), pos, open)
+	m := measure(fairValue(fair), pos, open)
 	return Totals{
-		Shares: decimal.New(max(m.longYes, m.longNo, 0), -microExp),
-		AtRisk: decimal.New(m.atRisk, -microExp),
+		Shares: m.worst().Decimal(),
+		AtRisk: m.atRisk.Decimal(),
 		Open:   len(open),
 	}
 }
@@ -100,37 +100,36 @@ func bidLike(outcome int, side exchange.Side) bool {
 	return (outcome == Yes) == (side == exchange.Buy)
 }
 
-// yesPrice maps a price of the order's token to YES space, in micro-units.
-func yesPrice(outcome int, p int64) int64 {
+// yesPrice maps a price of the order's token to YES space.
+func yesPrice(outcome int, p exchange.Fixed) exchange.Fixed {
 	if outcome == No {
-		return micro - p
+		return one - p
 	}
 	return p
 }
 
-// marketMeasure is a market's exposure in micro-units.
+// marketMeasure is a market's exposure in base units.
 type marketMeasure struct {
-	longYes int64 // net YES shares if every bid-like order filled and no ask-like did
-	longNo  int64 // the mirror image
-	atRisk  int64 // collateral: open BUY notional + unpaired positions at fair
-	sells   [2]int64
+	longYes exchange.Fixed // net YES shares if every bid-like order filled and no ask-like did
+	longNo  exchange.Fixed // the mirror image
+	atRisk  exchange.Fixed // collateral: open BUY notional + unpaired positions at fair
+	sells   [2]exchange.Fixed
 }
 
-func (m marketMeasure) worst() int64 { return max(m.longYes, m.longNo, 0) }
+func (m marketMeasure) worst() exchange.Fixed { return max(m.longYes, m.longNo, 0) }
 
 // measure sums a market's exposure. Sizes and positions round up.
-func measure(fair int64, pos [2]decimal.Decimal, open []Order) marketMeasure {
-	py, _ := microsUp(pos[Yes])
-	pn, _ := microsUp(pos[No])
+func measure(fair exchange.Fixed, pos [2]decimal.Decimal, open []Order) marketMeasure {
+	py, pn := round(pos[Yes], up), round(pos[No], up)
 	var m marketMeasure
 	m.longYes = py - pn
 	m.longNo = pn - py
-	markY, markN := int64(micro), int64(micro)
+	markY, markN := one, one
 	if fair > 0 {
-		markY, markN = fair, micro-fair
+		markY, markN = fair, one-fair
 	}
 	pairs := max(min(py, pn), 0) // a YES+NO pair redeems for 1 whatever happens: not at risk
-	m.atRisk = mulMicros(py-pairs, markY) + mulMicros(pn-pairs, markN)
+	m.atRisk = mulUp(py-pairs, markY) + mulUp(pn-pairs, markN)
 	for _, o := range open {
 		m.add(o)
 	}
@@ -139,15 +138,14 @@ func measure(fair int64, pos [2]decimal.Decimal, open []Order) marketMeasure {
 
 // add accounts for one more open order.
 func (m *marketMeasure) add(o Order) {
-	s, _ := microsUp(o.Size)
+	s := round(o.Size, up)
 	if bidLike(o.Outcome, o.Side) {
 		m.longYes = satAdd(m.longYes, s)
 	} else {
 		m.longNo = satAdd(m.longNo, s)
 	}
 	if o.Side == exchange.Buy {
-		p, _ := microsUp(o.Price)
-		m.atRisk = satAdd(m.atRisk, mulMicros(p, s))
+		m.atRisk = satAdd(m.atRisk, mulUp(round(o.Price, up), s))
 	} else if o.Outcome == Yes || o.Outcome == No {
 		m.sells[o.Outcome] = satAdd(m.sells[o.Outcome], s)
 	}

@@ -3,18 +3,18 @@ package signer
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/shopspring/decimal"
 )
 
 // Decimals is the number of decimals of collateral and shares: amounts on the
-// wire are integers in units of 10^-Decimals.
-const Decimals = 6
+// wire are integers in units of 10^-Decimals, exchange.Fixed values.
+const Decimals = exchange.FixedDecimals
 
-// MaxAmount is the largest makerAmount or takerAmount Amounts produces, so
-// that every amount fits an int64 as well as a uint256.
+// MaxAmount is the largest makerAmount or takerAmount Amounts produces
+// (exchange.MaxFixed), so that every amount fits an int64 as well as a
+// uint256.
 const MaxAmount = math.MaxInt64
 
 // Precision limits. A price has at most maxTickDecimals decimals and a size
@@ -98,9 +98,6 @@ func ValidateSize(size, minSize decimal.Decimal) error {
 	return nil
 }
 
-// maxSizeCents bounds size × 100 so that size × 10^6 fits MaxAmount.
-const maxSizeCents = MaxAmount / 10_000
-
 // Amounts returns the order's makerAmount and takerAmount in base units:
 // for BUY the maker gives size × price collateral and takes size shares, for
 // SELL the reverse. The result is exact; a price off the grid or out of
@@ -116,22 +113,23 @@ func Amounts(side exchange.Side, price, size, tick decimal.Decimal) (maker, take
 	if err := ValidateSize(size, decimal.Zero); err != nil {
 		return 0, 0, err
 	}
-	cents := size.Shift(SizeDecimals)
-	if cents.GreaterThan(decimal.NewFromInt(maxSizeCents)) {
+	// The base-unit arithmetic is exchange.Fixed's, exact: size has at most
+	// 2 decimals (so only its range can fail), price at most 4 within
+	// (0,1), and their product at most 6 (so only its range could fail).
+	shares, err := exchange.FixedFromDecimal(size)
+	if err != nil {
 		return 0, 0, fmt.Errorf("%w: size %s", ErrAmountOverflow, size)
 	}
-	// price has at most 4 decimals (ValidatePrice), size at most 2: with
-	// p4 = price × 10^4 and s2 = size × 10^2 both integers,
-	// price × size × 10^6 = p4 × s2 and size × 10^6 = s2 × 10^4.
-	p4 := uint64(price.Shift(maxTickDecimals).IntPart())
-	s2 := uint64(cents.IntPart())
-	shares := s2 * 10_000
-	hi, collateral := bits.Mul64(p4, s2)
-	if hi != 0 || collateral > MaxAmount {
+	p, err := exchange.FixedFromDecimal(price)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: price %s, tick %s", ErrPriceOutOfRange, price, tick)
+	}
+	collateral, err := p.Mul(shares, exchange.RoundExact)
+	if err != nil {
 		return 0, 0, fmt.Errorf("%w: size %s at price %s", ErrAmountOverflow, size, price)
 	}
 	if side == exchange.Buy {
-		return collateral, shares, nil
+		return uint64(collateral), uint64(shares), nil
 	}
-	return shares, collateral, nil
+	return uint64(shares), uint64(collateral), nil
 }

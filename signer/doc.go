@@ -11,8 +11,9 @@
 //
 // under the domain EIP712Domain(name, version, chainId, verifyingContract),
 // where the verifying contract is the neg-risk exchange for neg_risk markets.
-// Amounts are integer base units with 6 decimals, computed exactly from a
-// price on the tick grid and a size with at most 2 decimals; see Amounts.
+// Amounts are integer base units with 6 decimals (exchange.Fixed), computed
+// exactly from a price on the tick grid and a size with at most 2 decimals;
+// see Amounts.
 // Signature types 0 (EOA), 1 (proxy) and 2 (Safe) carry a plain 65-byte
 // signature with v = 27/28; type 3 (deposit wallet) carries an ERC-7739
 // TypedDataSign wrapper signed by the wallet's owner key (see docs/protocol.md,

@@ -58,7 +58,7 @@ func (c *decimalCache) get(f exchange.Fixed) decimal.Decimal {
 		}
 		e := &c.grid[f/gridStep]
 		if !e.ok {
-			e.d, e.ok = fixedDecimal(f), true
+			e.d, e.ok = f.Decimal(), true
 		}
 		return e.d
 	}
@@ -68,7 +68,7 @@ func (c *decimalCache) get(f exchange.Fixed) decimal.Decimal {
 	if c.m == nil || len(c.m) >= decimalCacheSize {
 		c.m = make(map[exchange.Fixed]decimal.Decimal, 1024)
 	}
-	d := fixedDecimal(f)
+	d := f.Decimal()
 	c.m[f] = d
 	return d
 }

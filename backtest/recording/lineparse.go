@@ -44,78 +44,14 @@ func (s *scanner) decimalFixed() (decimal.Decimal, exchange.Fixed, error) {
 	if err != nil {
 		return decimal.Decimal{}, 0, err
 	}
-	f, ok := parseFixedFast(raw)
-	if !ok {
-		d, err := decimal.NewFromString(string(raw))
-		if err != nil {
-			return decimal.Decimal{}, 0, fmt.Errorf("decimal %q: %w", raw, err)
-		}
-		if f, err = exchange.FixedFromDecimal(d); err != nil {
-			return decimal.Decimal{}, 0, err
-		}
+	f, err := exchange.ParseFixedBytes(raw)
+	if err != nil {
+		return decimal.Decimal{}, 0, err
 	}
 	if s.cache != nil {
 		return s.cache.get(f), f, nil
 	}
-	return fixedDecimal(f), f, nil
-}
-
-// fixedDecimal returns f as a decimal with no trailing fractional zeros in
-// its representation (0.01 has exponent −2, as if parsed from "0.01").
-func fixedDecimal(f exchange.Fixed) decimal.Decimal {
-	v, exp := int64(f), int32(-exchange.FixedDecimals)
-	for exp < 0 && v%10 == 0 {
-		v /= 10
-		exp++
-	}
-	if v == 0 {
-		exp = 0
-	}
-	return decimal.New(v, exp)
-}
-
-// parseFixedFast parses [-]digits[.digits] with at most 6 fractional digits
-// fracScale[k] scales a fraction of 6−k digits to millionths.
-var fracScale = [...]int64{1, 10, 100, 1_000, 10_000, 100_000, 1_000_000}
-
-// and 12 integer digits; false for anything else (left to the slow path).
-func parseFixedFast(b []byte) (exchange.Fixed, bool) {
-	i, neg := 0, false
-	if len(b) > 0 && b[0] == '-' {
-		neg, i = true, 1
-	}
-	var v int64
-	intDigits, fracDigits := 0, -1
-	for ; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c >= '0' && c <= '9':
-			if fracDigits >= 0 {
-				if fracDigits == exchange.FixedDecimals {
-					return 0, false
-				}
-				fracDigits++
-			} else if intDigits++; intDigits > 12 {
-				return 0, false
-			}
-			v = v*10 + int64(c-'0')
-		case c == '.' && fracDigits < 0:
-			fracDigits = 0
-		default:
-			return 0, false
-		}
-	}
-	if intDigits == 0 && fracDigits <= 0 {
-		return 0, false
-	}
-	if fracDigits < 0 {
-		fracDigits = 0
-	}
-	v *= fracScale[exchange.FixedDecimals-fracDigits]
-	if neg {
-		v = -v
-	}
-	return exchange.Fixed(v), true
+	return f.Decimal(), f, nil
 }
 
 // int64Value decodes an integer number (null is 0).

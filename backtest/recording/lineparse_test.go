@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
-
-	"github.com/mmbot/mmbot/exchange"
 )
 
 // parseLineStd is the reference decoder: encoding/json into wireLine.
@@ -88,24 +86,4 @@ func FuzzDecoderDifferential(f *testing.F) {
 		f.Add([]byte(c.line))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { compareDecoders(t, line) })
-}
-
-func TestParseFixedFast(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want exchange.Fixed
-		ok   bool
-	}{
-		{"0.48", 480_000, true}, {".48", 480_000, true}, {"5.", 5_000_000, true}, {"-1.25", -1_250_000, true},
-		{"123456789012.123456", 123456789012_123456, true}, {"1234567890123", 0, false},
-		{"0.1234567", 0, false}, {"1e3", 0, false}, {"", 0, false}, {"-", 0, false}, {".", 0, false}, {"1.2.3", 0, false},
-	} {
-		got, ok := parseFixedFast([]byte(c.in))
-		if ok != c.ok || ok && got != c.want {
-			t.Errorf("parseFixedFast(%q) = %d, %v", c.in, got, ok)
-		}
-	}
-	if d := fixedDecimal(10_000); d.Exponent() != -2 || d.String() != "0.01" {
-		t.Errorf("fixedDecimal(0.01) = %s exp %d", d, d.Exponent())
-	}
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
 	"github.com/mmbot/mmbot/strategy/loop"
@@ -35,15 +33,15 @@ func (s *Signer) SignOrder(m *strategy.Market, o *strategy.Order, t exchange.Ord
 	if !o.Side.Valid() || !o.Price.IsPositive() || !o.Size.IsPositive() {
 		return exchange.PlacementItem{}, "", fmt.Errorf("backtest signer: invalid order %s %s @ %s", o.Side, o.Size, o.Price)
 	}
-	million := decimal.New(1, exchange.FixedDecimals)
-	shares := o.Size.Mul(million)
-	collateral := o.Size.Mul(o.Price).Mul(million)
-	if !shares.IsInteger() || !collateral.IsInteger() {
+	shares, err1 := exchange.FixedFromDecimal(o.Size)
+	price, err2 := exchange.FixedFromDecimal(o.Price)
+	collateral, err3 := shares.Mul(price, exchange.RoundExact)
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return exchange.PlacementItem{}, "", fmt.Errorf("backtest signer: %s @ %s is not exact in base units", o.Size, o.Price)
 	}
-	maker, taker := collateral, shares
+	maker, taker := int64(collateral), int64(shares)
 	if o.Side == exchange.Sell {
-		maker, taker = shares, collateral
+		maker, taker = int64(shares), int64(collateral)
 	}
 	s.n++
 	who := s.Maker
@@ -51,7 +49,7 @@ func (s *Signer) SignOrder(m *strategy.Market, o *strategy.Order, t exchange.Ord
 		who = "0xbacktest"
 	}
 	so := exchange.SignedOrder{Salt: strconv.FormatUint(s.n, 10), Maker: who, Signer: who, TokenID: o.TokenID,
-		ConditionID: m.ConditionID, MakerAmount: maker.String(), TakerAmount: taker.String(), Side: o.Side,
+		ConditionID: m.ConditionID, MakerAmount: strconv.FormatInt(maker, 10), TakerAmount: strconv.FormatInt(taker, 10), Side: o.Side,
 		Timestamp: "0", Metadata: zero32, Builder: zero32}
 	h := OrderHash(&so)
 	so.Signature = "0x"

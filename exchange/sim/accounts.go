@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/exchange/sim/engine"
 	"github.com/mmbot/mmbot/internal/secret"
 	"github.com/mmbot/mmbot/signer"
 	"github.com/shopspring/decimal"
@@ -147,17 +149,18 @@ func (as *accounts) add(a *account) {
 
 // fundLocked deposits fund and splits shares into every open market.
 func (e *Exchange) fundLocked(a *account, fund, shares decimal.Decimal) error {
-	if amt := toUnits(fund); amt > 0 {
-		if err := e.eng.Deposit(a.id(), amt); err != nil {
+	if amt, _ := exchange.FixedRound(fund, exchange.RoundTrunc); amt > 0 {
+		if err := e.eng.Deposit(a.id(), int64(amt)); err != nil {
 			return fmt.Errorf("sim: fund %s: %w", a.label, err)
 		}
 	}
-	if sh := toUnits(shares) / 10_000 * 10_000; sh > 0 {
+	sh, _ := exchange.FixedRound(shares, exchange.RoundTrunc)
+	if lots := int64(sh) / engine.SizeLot * engine.SizeLot; lots > 0 {
 		for _, s := range e.markets {
 			if s.closed {
 				continue
 			}
-			if err := e.eng.Split(a.id(), s.id, sh); err != nil {
+			if err := e.eng.Split(a.id(), s.id, lots); err != nil {
 				return fmt.Errorf("sim: shares for %s in %s: %w", a.label, s.m.ConditionID, err)
 			}
 		}
@@ -190,9 +193,13 @@ func (e *Exchange) Balance(wallet string) (Balance, bool) {
 	if !ok {
 		return Balance{}, false
 	}
-	out := Balance{Collateral: fromUnits(b.Collateral), Reserved: fromUnits(b.ReservedCollateral), Shares: map[string]decimal.Decimal{}}
+	out := Balance{
+		Collateral: exchange.Fixed(b.Collateral).Decimal(),
+		Reserved:   exchange.Fixed(b.ReservedCollateral).Decimal(),
+		Shares:     map[string]decimal.Decimal{},
+	}
 	for t, v := range b.Shares {
-		out.Shares[t] = fromUnits(v)
+		out.Shares[t] = exchange.Fixed(v).Decimal()
 	}
 	return out, true
 }

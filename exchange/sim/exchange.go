@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/sim/catalog"
 	"github.com/mmbot/mmbot/exchange/sim/engine"
 	"github.com/mmbot/mmbot/signer"
-	"github.com/shopspring/decimal"
 )
 
 // URLs are the base addresses of the three API areas.
@@ -129,10 +129,11 @@ func New(cfg Config) (*Exchange, error) {
 
 func (e *Exchange) addMarket(m *catalog.Market) error {
 	ev, _ := e.cat.EventByID(m.EventID)
+	tick, _ := exchange.FixedRound(m.TickSize, exchange.RoundTrunc)
+	minSize, _ := exchange.FixedRound(m.MinOrderSize, exchange.RoundTrunc)
 	s := &mstate{
 		m: m, ev: ev, winner: -1, id: strings.ToLower(m.ConditionID),
-		tick:    toUnits(m.TickSize),
-		minSize: toUnits(m.MinOrderSize),
+		tick: int64(tick), minSize: int64(minSize),
 	}
 	p := m.InitialPrice.InexactFloat64()
 	s.logit = math.Log(p / (1 - p))
@@ -368,9 +369,3 @@ func (e *Exchange) Close() error {
 	e.done.Wait()
 	return err
 }
-
-// toUnits converts a decimal to base units (6 decimals), truncating.
-func toUnits(d decimal.Decimal) int64 { return d.Shift(6).IntPart() }
-
-// fromUnits converts base units to a decimal.
-func fromUnits(v int64) decimal.Decimal { return decimal.New(v, -6) }

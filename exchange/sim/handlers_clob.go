@@ -44,10 +44,10 @@ func (e *Exchange) tokenPrice(s *mstate, outcome int) decimal.Decimal {
 	tok := s.m.TokenIDs[outcome]
 	bid, ask, _ := e.eng.BestBidAsk(tok)
 	if bid > 0 && ask > 0 {
-		return fromUnits((bid + ask) / 2).Round(4)
+		return exchange.Fixed((bid + ask) / 2).Decimal().Round(4)
 	}
 	if v, err := e.eng.Book(tok, 1); err == nil && v.LastPrice > 0 {
-		return fromUnits(v.LastPrice)
+		return exchange.Fixed(v.LastPrice).Decimal()
 	}
 	if outcome == 0 {
 		return s.m.InitialPrice
@@ -238,16 +238,16 @@ func (e *Exchange) bookLocked(tok string, now time.Time) (exchange.OrderBook, er
 	b := exchange.OrderBook{
 		Market: s.m.ConditionID, AssetID: tok, Timestamp: strconv.FormatInt(now.UnixMilli(), 10),
 		Bids: make([]exchange.PriceLevel, len(v.Bids)), Asks: make([]exchange.PriceLevel, len(v.Asks)),
-		MinOrderSize: s.m.MinOrderSize, TickSize: s.m.TickSize, NegRisk: s.m.NegRisk, LastTradePrice: fromUnits(v.LastPrice),
+		MinOrderSize: s.m.MinOrderSize, TickSize: s.m.TickSize, NegRisk: s.m.NegRisk, LastTradePrice: exchange.Fixed(v.LastPrice).Decimal(),
 	}
 	h := sha256.New()
 	fmt.Fprint(h, s.m.ConditionID, tok)
 	for i, l := range v.Bids {
-		b.Bids[len(v.Bids)-1-i] = exchange.PriceLevel{Price: fromUnits(l.Price), Size: fromUnits(l.Size)}
+		b.Bids[len(v.Bids)-1-i] = exchange.PriceLevel{Price: exchange.Fixed(l.Price).Decimal(), Size: exchange.Fixed(l.Size).Decimal()}
 		fmt.Fprint(h, "b", l.Price, l.Size)
 	}
 	for i, l := range v.Asks {
-		b.Asks[len(v.Asks)-1-i] = exchange.PriceLevel{Price: fromUnits(l.Price), Size: fromUnits(l.Size)}
+		b.Asks[len(v.Asks)-1-i] = exchange.PriceLevel{Price: exchange.Fixed(l.Price).Decimal(), Size: exchange.Fixed(l.Size).Decimal()}
 		fmt.Fprint(h, "a", l.Price, l.Size)
 	}
 	b.Hash = hex.EncodeToString(h.Sum(nil)[:20])
@@ -305,7 +305,7 @@ func (e *Exchange) handleSpreads(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if bid > 0 && ask > 0 {
-			out[t] = fromUnits(ask - bid).String()
+			out[t] = exchange.Fixed(ask - bid).Decimal().String()
 		}
 	}
 	e.mu.Unlock()
@@ -373,8 +373,8 @@ func (e *Exchange) builderJSON(b *builderRec, now time.Time) exchange.BuilderTra
 	}
 	bt := exchange.BuilderTrade{
 		ID: b.id, TakerOrderID: b.fills[0].Taker.Order.ID, Market: s.m.ConditionID, AssetID: s.m.TokenIDs[b.outcome],
-		Side: side(b.side), Size: fromUnits(b.size), FeeRateBps: decimal.NewFromInt(s.m.TakerBaseFee),
-		Price: fromUnits(b.price).Round(6), Status: status, MatchTime: isoTime(b.time), LastUpdate: isoTime(last),
+		Side: side(b.side), Size: exchange.Fixed(b.size).Decimal(), FeeRateBps: decimal.NewFromInt(s.m.TakerBaseFee),
+		Price: exchange.Fixed(b.price).Decimal().Round(6), Status: status, MatchTime: isoTime(b.time), LastUpdate: isoTime(last),
 		Outcome: s.m.Outcomes[b.outcome], MakerAddress: b.rec.maker, Owner: b.rec.owner,
 		TransactionHash: b.tx, Type: b.kind, MakerOrders: []exchange.MakerOrder{},
 	}
@@ -388,8 +388,8 @@ func (e *Exchange) builderJSON(b *builderRec, now time.Time) exchange.BuilderTra
 			owner = a.apiKey
 		}
 		bt.MakerOrders = append(bt.MakerOrders, exchange.MakerOrder{
-			OrderID: mk.Order.ID, MakerAddress: e.display(mk.Account), Owner: owner, MatchedAmount: fromUnits(f.Size),
-			FeeRateBps: decimal.NewFromInt(s.m.MakerBaseFee), Price: fromUnits(mk.Price), AssetID: s.m.TokenIDs[mk.Outcome],
+			OrderID: mk.Order.ID, MakerAddress: e.display(mk.Account), Owner: owner, MatchedAmount: exchange.Fixed(f.Size).Decimal(),
+			FeeRateBps: decimal.NewFromInt(s.m.MakerBaseFee), Price: exchange.Fixed(mk.Price).Decimal(), AssetID: s.m.TokenIDs[mk.Outcome],
 			Outcome: s.m.Outcomes[mk.Outcome], Side: side(mk.Side),
 		})
 	}

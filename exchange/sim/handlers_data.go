@@ -15,7 +15,7 @@ func dataBadRequest(w http.ResponseWriter, err error) {
 	writeError(w, "data", http.StatusBadRequest, "", err.Error())
 }
 
-func num(v int64) exchange.Number { return exchange.NewNumber(fromUnits(v)) }
+func num(v int64) exchange.Number { return exchange.NewNumber(exchange.Fixed(v).Decimal()) }
 
 func asset(s *mstate, outcome int) string { return s.m.ConditionID + ":" + strconv.Itoa(outcome) }
 
@@ -37,7 +37,7 @@ func (e *Exchange) handleTrades(w http.ResponseWriter, r *http.Request) {
 		dataBadRequest(w, q.err)
 		return
 	}
-	threshold := toUnits(filterAmount)
+	threshold, _ := exchange.FixedRound(filterAmount, exchange.RoundTrunc)
 	out := []exchange.Trade{}
 	e.mu.Lock()
 	skipped := 0
@@ -48,8 +48,8 @@ func (e *Exchange) handleTrades(w http.ResponseWriter, r *http.Request) {
 			user != "" && t.walletL != user,
 			sideF != "" && string(side(t.side)) != sideF,
 			markets != nil && !contains(markets, t.s.id),
-			filterType == exchange.FilterTokens && t.size < threshold,
-			filterType == exchange.FilterCash && t.amount < threshold:
+			filterType == exchange.FilterTokens && exchange.Fixed(t.size) < threshold,
+			filterType == exchange.FilterCash && exchange.Fixed(t.amount) < threshold:
 			continue
 		}
 		if skipped < offset {
@@ -109,13 +109,13 @@ func (e *Exchange) handleClosedPositions(w http.ResponseWriter, r *http.Request)
 	key := func(c *closedRec) decimal.Decimal {
 		switch sortBy {
 		case exchange.SortPrice:
-			return fromUnits(c.curPrice)
+			return exchange.Fixed(c.curPrice).Decimal()
 		case exchange.SortAvgPrice:
 			return avgPrice(c)
 		case exchange.SortTimestamp:
 			return decimal.NewFromInt(c.time.UnixNano())
 		}
-		return fromUnits(c.realized)
+		return exchange.Fixed(c.realized).Decimal()
 	}
 	sort.SliceStable(recs, func(i, j int) bool {
 		a, b := &recs[i], &recs[j]
@@ -171,7 +171,7 @@ func (e *Exchange) handleHolders(w http.ResponseWriter, r *http.Request) {
 		dataBadRequest(w, q.err)
 		return
 	}
-	threshold := toUnits(minBal)
+	threshold, _ := exchange.FixedRound(minBal, exchange.RoundTrunc)
 	out := []exchange.HolderGroup{}
 	e.mu.Lock()
 	for _, id := range markets {
@@ -186,7 +186,7 @@ func (e *Exchange) handleHolders(w http.ResponseWriter, r *http.Request) {
 			}
 			var hs []hb
 			e.eng.Holders(tok, func(acct string, bal int64) {
-				if bal >= threshold {
+				if exchange.Fixed(bal) >= threshold {
 					hs = append(hs, hb{acct, bal})
 				}
 			})

@@ -12,7 +12,6 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/sim/engine"
-	"github.com/shopspring/decimal"
 )
 
 // Order-book API error texts of the order endpoints (project choice).
@@ -149,7 +148,7 @@ func (e *Exchange) placeOne(a *account, it *exchange.PlacementItem) exchange.Pla
 	e.orders[id] = rec
 	e.afterPlace(s, res, rec, now)
 	pr := exchange.PlacementResult{Success: err == nil, OrderID: id,
-		MakingAmount: fromUnits(res.Making).String(), TakingAmount: fromUnits(res.Taking).String()}
+		MakingAmount: exchange.Fixed(res.Making).Decimal().String(), TakingAmount: exchange.Fixed(res.Taking).Decimal().String()}
 	switch {
 	case err != nil:
 		pr.ErrorMsg, pr.Status = orderErrMsg(err), exchange.PlaceUnmatched
@@ -183,7 +182,8 @@ func orderErrMsg(err error) string {
 
 // priceSize derives the limit price and size (base units) from the signed
 // amounts: BUY makerAmount = size × price, takerAmount = size; SELL the
-// reverse. The price must come out exact to 6 decimals.
+// reverse. The price must come out exact to 6 decimals; one out of the range
+// of exchange.Fixed saturates, and the engine refuses it as any price above 1.
 func priceSize(o exchange.SignedOrder) (price, size int64, err error) {
 	maker, err1 := strconv.ParseInt(o.MakerAmount, 10, 64)
 	taker, err2 := strconv.ParseInt(o.TakerAmount, 10, 64)
@@ -194,11 +194,11 @@ func priceSize(o exchange.SignedOrder) (price, size int64, err error) {
 	if o.Side == exchange.Sell {
 		coll, shares = taker, maker
 	}
-	p := decimal.NewFromInt(coll).Shift(6).Div(decimal.NewFromInt(shares))
-	if !p.IsInteger() || !p.Mul(decimal.NewFromInt(shares)).Equal(decimal.NewFromInt(coll).Shift(6)) {
-		return 0, 0, fmt.Errorf("invalid amounts: price %s/%s has more than 6 decimals", fromUnits(coll), fromUnits(shares))
+	p, err := exchange.Fixed(coll).Div(exchange.Fixed(shares), exchange.RoundExact)
+	if errors.Is(err, exchange.ErrInexact) {
+		return 0, 0, fmt.Errorf("invalid amounts: price %s/%s has more than 6 decimals", exchange.Fixed(coll), exchange.Fixed(shares))
 	}
-	return p.IntPart(), shares, nil
+	return int64(p), shares, nil
 }
 
 // DELETE /clob/order

@@ -80,7 +80,7 @@ func (e *Exchange) afterPlace(s *mstate, res engine.Result, rec *orderRecord, no
 		if e.cfg.OnTrade != nil {
 			e.cfg.OnTrade(TradeEvent{
 				Time: f.Time, Market: s.m.ConditionID, Token: s.m.TokenIDs[f.Taker.Outcome], Outcome: f.Taker.Outcome,
-				Side: side(f.Taker.Side), Price: fromUnits(f.Taker.Price), Size: fromUnits(f.Size), Kind: f.Kind.String(),
+				Side: side(f.Taker.Side), Price: exchange.Fixed(f.Taker.Price).Decimal(), Size: exchange.Fixed(f.Size).Decimal(), Kind: f.Kind.String(),
 				TakerWallet: e.display(f.Taker.Account), MakerWallet: e.display(f.Maker.Account), TradeID: tradeID(f.Seq),
 			})
 		}
@@ -136,13 +136,13 @@ func (r *orderRecord) read() exchange.Order {
 		ID:              o.ID,
 		Status:          orderStatus(o),
 		Market:          r.s.m.ConditionID,
-		OriginalSize:    fromUnits(o.Size),
+		OriginalSize:    exchange.Fixed(o.Size).Decimal(),
 		Outcome:         r.s.m.Outcomes[o.Outcome],
 		MakerAddress:    r.maker,
 		Owner:           r.owner,
-		Price:           fromUnits(o.Price),
+		Price:           exchange.Fixed(o.Price).Decimal(),
 		Side:            side(o.Side),
-		SizeMatched:     fromUnits(o.Filled),
+		SizeMatched:     exchange.Fixed(o.Filled).Decimal(),
 		AssetID:         o.Token,
 		Type:            r.orderType,
 		CreatedAt:       isoTime(o.Created),

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"math"
 	"net/url"
 	"testing"
 	"time"
@@ -154,6 +155,8 @@ func TestPriceSize(t *testing.T) {
 		{exchange.Buy, "-5", "10", 0, 0, false},
 		{exchange.Buy, "x", "10", 0, 0, false},
 		{exchange.Buy, "1234", "10000", 123_400, 10_000, true},
+		{exchange.Buy, "9223372036854775807", "1", math.MaxInt64, 1, true}, // saturated: the engine refuses it
+		{exchange.Sell, "3", "9223372036854775807", 0, 0, false},
 	}
 	for _, tt := range tests {
 		p, s, err := priceSize(exchange.SignedOrder{Side: tt.side, MakerAmount: tt.maker, TakerAmount: tt.taker})

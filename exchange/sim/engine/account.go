@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mmbot/mmbot/exchange"
+)
 
 // holding is one token balance of an account.
 type holding struct {
@@ -151,14 +155,14 @@ func (e *Engine) reserve(o *Order) error {
 	if o.Side == Buy {
 		need := notional(o.Size, o.Price)
 		if free := a.collateral - a.reserved; free < need {
-			return fmt.Errorf("%w: order needs %s collateral, %s available", ErrBalance, fmtUnits(need), fmtUnits(free))
+			return fmt.Errorf("%w: order needs %s collateral, %s available", ErrBalance, exchange.Fixed(need), exchange.Fixed(free))
 		}
 		a.reserved += need
 		return nil
 	}
 	h := a.holding(o.Token)
 	if free := h.balance - h.reserved; free < o.Size {
-		return fmt.Errorf("%w: order needs %s shares, %s available", ErrBalance, fmtUnits(o.Size), fmtUnits(free))
+		return fmt.Errorf("%w: order needs %s shares, %s available", ErrBalance, exchange.Fixed(o.Size), exchange.Fixed(free))
 	}
 	h.reserved += o.Size
 	return nil
@@ -191,23 +195,4 @@ func (e *Engine) settle(o *Order, size, price int64) (amount, escrow int64) {
 	h.balance -= size
 	a.collateral += amount
 	return amount, -amount
-}
-
-// fmtUnits formats base units as a decimal with up to 6 places.
-func fmtUnits(v int64) string {
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	s := fmt.Sprintf("%d.%06d", v/Unit, v%Unit)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }

@@ -2,10 +2,11 @@
 // price-time priority book per binary market, balances per account with
 // reservation for open orders, and settlement by transfer, mint or merge.
 //
-// Everything is integer base units with 6 decimals (Unit = 1,000,000):
-// prices are base units of collateral per share, sizes are base units of
-// shares. Prices lie on the market's tick grid within [tick, Unit-tick];
-// sizes are multiples of SizeLot (0.01 share).
+// Everything is integer base units with 6 decimals (Unit = 1,000,000): the
+// counts of exchange.Fixed, held as int64 (error messages format them with
+// Fixed.String). Prices are base units of collateral per share, sizes are
+// base units of shares. Prices lie on the market's tick grid within
+// [tick, Unit-tick]; sizes are multiples of SizeLot (0.01 share).
 //
 // # One book per market
 //

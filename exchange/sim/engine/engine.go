@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/mmbot/mmbot/exchange"
 )
 
 // market is the engine's state of one binary market.
@@ -148,13 +150,13 @@ func (m *market) validate(req OrderRequest, now time.Time) error {
 	}
 	if req.Price < m.tick || req.Price > Unit-m.tick || req.Price%m.tick != 0 {
 		return fmt.Errorf("%w: price %s is not on the tick grid %s within [%s, %s]", ErrBadPrice,
-			fmtUnits(req.Price), fmtUnits(m.tick), fmtUnits(m.tick), fmtUnits(Unit-m.tick))
+			exchange.Fixed(req.Price), exchange.Fixed(m.tick), exchange.Fixed(m.tick), exchange.Fixed(Unit-m.tick))
 	}
 	if req.Size <= 0 || req.Size%SizeLot != 0 || req.Size > MaxSize {
-		return fmt.Errorf("%w: size %s must be a positive multiple of 0.01 up to %s", ErrBadSize, fmtUnits(req.Size), fmtUnits(MaxSize))
+		return fmt.Errorf("%w: size %s must be a positive multiple of 0.01 up to %s", ErrBadSize, exchange.Fixed(req.Size), exchange.Fixed(MaxSize))
 	}
 	if req.Size < m.minSize {
-		return fmt.Errorf("%w: size %s is below the minimum order size %s", ErrBadSize, fmtUnits(req.Size), fmtUnits(m.minSize))
+		return fmt.Errorf("%w: size %s is below the minimum order size %s", ErrBadSize, exchange.Fixed(req.Size), exchange.Fixed(m.minSize))
 	}
 	switch req.TIF {
 	case GTC, FOK, FAK:

@@ -462,11 +462,3 @@ func TestAddMarketErrors(t *testing.T) {
 		}
 	}
 }
-
-func TestFmtUnits(t *testing.T) {
-	for in, want := range map[int64]string{0: "0", Unit: "1", 1: "0.000001", -1_500_000: "-1.5", 123_450_000: "123.45"} {
-		if got := fmtUnits(in); got != want {
-			t.Errorf("fmtUnits(%d) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -3,11 +3,13 @@ package engine
 import (
 	"errors"
 	"time"
+
+	"github.com/mmbot/mmbot/exchange"
 )
 
 // Unit is the number of base units in one whole unit of collateral or one
-// share (6 decimals).
-const Unit int64 = 1_000_000
+// share: exchange.FixedScale (6 decimals).
+const Unit int64 = exchange.FixedScale
 
 // SizeLot is the granularity of order sizes: 0.01 share.
 const SizeLot int64 = 10_000
