@@ -1,12 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // env is what a subcommand gets from the process: standard streams, the
@@ -22,12 +26,6 @@ type env struct {
 	environ []string
 }
 
-// command is one subcommand of mmbot.
-type command struct {
-	summary string
-	run     func(e *env, args []string) error
-}
-
 // usageError is returned for bad command-line input; it exits with status 2.
 type usageError struct{ msg string }
 
@@ -35,18 +33,75 @@ func (u *usageError) Error() string { return u.msg }
 
 func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
 
-func commands() map[string]command {
-	return map[string]command{
-		"run":        {"quote the configured markets (live, or paper with --dry-run)", cmdRun},
-		"backtest":   {"replay a recording through the strategy and write a report", cmdBacktest},
-		"record":     {"record books and trades of the configured markets", cmdRecord},
-		"sim":        {"run the simulated exchange on loopback", cmdSim},
-		"markets":    {"list markets with tick size, minimum size and reward terms", cmdMarkets},
-		"orders":     {"list the orders in the state journal", cmdOrders},
-		"cancel-all": {"cancel every live order the journal owns", cmdCancelAll},
-		"order":      {"sign or verify one order (order sign | order verify)", cmdOrder},
-		"version":    {"print the version", cmdVersion},
+// errNoCommand is returned by a bare "mmbot", after the help: exit status 2
+// and nothing more to say.
+var errNoCommand = &usageError{msg: "no command"}
+
+const rootLong = `mmbot is an automated market maker for a prediction-market exchange with a
+central limit order book. It quotes both sides of binary markets, keeps its
+orders on the tick grid and inside the configured risk limits, and cancels
+everything when a kill switch trips. The same strategy, risk and planner code
+runs live, in paper trading, in backtests over recorded order books and
+against a simulated exchange (README.md, docs/).`
+
+const rootExample = `  mmbot run -c configs/demo.toml --duration 60s    # the demo, no account needed
+  mmbot sim --accounts 2 --creds-out /tmp/creds.json
+  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/`
+
+// newRootCmd builds the command tree of one invocation; every command reads
+// its streams and environment from e.
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:     "mmbot <command> [flags]",
+		Short:   "an automated market maker for a prediction-market exchange",
+		Long:    rootLong,
+		Example: rootExample,
+		Version: version,
+		// A bare "mmbot" prints the help and exits 2; anything else that is
+		// not a command is a mistyped one.
+		Args: unknownCommand,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cmd.Help(); err != nil {
+				return err
+			}
+			return errNoCommand
+		},
+		SilenceErrors: true,
+		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("mmbot {{.Version}}\n")
+	root.Flags().Bool("version", false, "print the version (as mmbot version)")
+	root.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		if err := writeHelp(c.ErrOrStderr(), c); err != nil {
+			c.PrintErrln(err)
+		}
+	})
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.AddCommand(
+		newRunCmd(e),
+		newBacktestCmd(e),
+		newRecordCmd(e),
+		newSimCmd(e, nil),
+		newMarketsCmd(e),
+		newOrdersCmd(e, time.Now),
+		newCancelAllCmd(e),
+		newOrderCmd(e),
+		newVersionCmd(e),
+	)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	// cobra adds "help" and "completion" itself when it executes; added now,
+	// their argument checks are wrapped like every other command's
+	// (execute), and help says what it does in the words of the others.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd() // after SetOut: the scripts go to stdout
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			c.Short = "print the help of a command (as mmbot <command> --help)"
+		}
+	}
+	return root
 }
 
 func main() {
@@ -54,58 +109,109 @@ func main() {
 	os.Exit(runMain(e, os.Args[1:]))
 }
 
-// runMain dispatches to a subcommand and maps its error to an exit status:
-// 0 success, 2 usage error, 1 anything else.
+// runMain runs one command line and maps its error to an exit status:
+// 0 success, 2 usage error, 1 anything else. An error is one line,
+// "mmbot <command>: <message>".
 func runMain(e *env, args []string) int {
-	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(e.stderr, cmds)
-		if len(args) == 0 {
-			return 2
-		}
+	cmd, err := execute(e, newRootCmd(e), args)
+	if err == nil {
 		return 0
 	}
-	c, ok := cmds[args[0]]
-	if !ok {
-		fmt.Fprintf(e.stderr, "mmbot: unknown command %q\n\n", args[0])
-		printUsage(e.stderr, cmds)
+	if err != errNoCommand { // else the help said it all
+		fmt.Fprintf(e.stderr, "%s: %v\n", cmd.CommandPath(), err)
+	}
+	var u *usageError
+	if errors.As(err, &u) {
 		return 2
 	}
-	if err := c.run(e, args[1:]); err != nil {
+	return 1
+}
+
+// execute runs args through the tree of root in e's context and returns
+// the command that ran (or failed to) and its error. A bad command line is
+// a *usageError, whichever part of cobra found it.
+func execute(e *env, root *cobra.Command, args []string) (*cobra.Command, error) {
+	if args == nil {
+		args = []string{} // nil would make cobra read os.Args
+	}
+	root.SetArgs(args)
+	usageArgs(root)
+	cmd, err := root.ExecuteContextC(e.ctx)
+	if cmd == nil {
+		cmd = root
+	}
+	return cmd, err
+}
+
+// usageArgs makes the argument check of c and its subcommands return a
+// *usageError.
+func usageArgs(c *cobra.Command) {
+	check := c.Args
+	if check == nil {
+		check = cobra.ArbitraryArgs
+	}
+	c.Args = func(c *cobra.Command, args []string) error {
+		err := check(c, args)
 		var u *usageError
-		if errors.As(err, &u) {
-			fmt.Fprintf(e.stderr, "mmbot %s: %v\n", args[0], err)
-			return 2
+		if err != nil && !errors.As(err, &u) {
+			return &usageError{msg: err.Error()}
 		}
-		fmt.Fprintf(e.stderr, "mmbot %s: %v\n", args[0], err)
-		return 1
+		return err
 	}
-	return 0
+	for _, s := range c.Commands() {
+		usageArgs(s)
+	}
 }
 
-func printUsage(w io.Writer, cmds map[string]command) {
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	fmt.Fprintln(w, "usage: mmbot <command> [flags]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-11s %s\n", n, cmds[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "run 'mmbot <command> --help' for a command's flags")
-}
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
-func cmdVersion(e *env, args []string) error {
+// noArgs is the argument check of a command that takes only flags.
+func noArgs(_ *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("version takes no arguments, got %q", args)
+		return usagef("unexpected arguments %q", args)
 	}
-	_, err := fmt.Fprintln(e.stdout, "mmbot", version)
+	return nil
+}
+
+// unknownCommand is the argument check of a command whose arguments can
+// only be subcommands: it names the unknown one.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q", args[0])
+	if c.HasParent() {
+		msg = fmt.Sprintf("unknown %s subcommand %q", c.Name(), args[0])
+	}
+	return usagef("%s\nrun '%s --help' for the commands", msg, c.CommandPath())
+}
+
+// writeHelp writes the help of c: the usage line, the description, the
+// examples, the subcommands and the flags.
+func writeHelp(w io.Writer, c *cobra.Command) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %s\n", c.UseLine())
+	if text := cmp.Or(c.Long, c.Short); text != "" {
+		fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(text, "\n"))
+	}
+	if c.HasExample() {
+		fmt.Fprintf(&b, "\nexamples:\n%s\n", strings.TrimRight(c.Example, "\n"))
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\ncommands:\n")
+		for _, s := range c.Commands() {
+			if s.IsAvailableCommand() || s.Name() == "help" {
+				fmt.Fprintf(&b, "  %-*s  %s\n", s.NamePadding(), s.Name(), s.Short)
+			}
+		}
+	}
+	if c.HasAvailableLocalFlags() {
+		fmt.Fprintf(&b, "\nflags:\n%s", c.LocalFlags().FlagUsages())
+	}
+	if c.HasAvailableInheritedFlags() {
+		fmt.Fprintf(&b, "\nglobal flags:\n%s", c.InheritedFlags().FlagUsages())
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\nrun '%s <command> --help' for a command's description and flags\n", c.CommandPath())
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
 }
