@@ -119,14 +119,19 @@ func TestNoCommand(t *testing.T) {
 	}
 }
 
-// An unknown command exits 2 with one line that names it.
-func TestUnknownCommand(t *testing.T) {
+// A mistyped command exits 2 and names the nearest commands.
+func TestUnknownCommandSuggests(t *testing.T) {
 	cases := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"xyzzy"}, "mmbot: unknown command \"xyzzy\"\nrun 'mmbot --help' for the commands\n"},
+		{[]string{"rnu"}, "mmbot: unknown command \"rnu\"\ndid you mean \"run\"?\n"},
+		{[]string{"cancelall"}, "mmbot: unknown command \"cancelall\"\ndid you mean \"cancel-all\"?\n"},
+		{[]string{"or"}, "mmbot: unknown command \"or\"\ndid you mean one of \"order\", \"orders\"?\n"},
+		{[]string{"xyzzy", "--json"}, "mmbot: unknown command \"xyzzy\"\nrun 'mmbot --help' for the commands\n"},
+		{[]string{"rnu", "--dry-run"}, "mmbot: unknown command \"rnu\"\ndid you mean \"run\"?\n"},
 		{[]string{"order", "frobnicate"}, "mmbot order: unknown order subcommand \"frobnicate\"\nrun 'mmbot order --help' for the commands\n"},
+		{[]string{"order", "sgin"}, "mmbot order: unknown order subcommand \"sgin\"\ndid you mean \"sign\"?\n"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, nil, c.args...)

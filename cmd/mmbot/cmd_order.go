@@ -32,6 +32,8 @@ func newOrderCmd(e *env) *cobra.Command {
 		Long:    orderLong,
 		Example: orderExample,
 		Args:    unknownCommand,
+		// order is a group: its arguments are subcommand names.
+		SuggestionsMinimumDistance: suggestDistance,
 		RunE: func(*cobra.Command, []string) error {
 			return usagef("order needs a subcommand: sign or verify")
 		},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,11 @@ const rootExample = `  mmbot run -c configs/demo.toml --duration 60s    # the de
   mmbot sim --accounts 2 --creds-out /tmp/creds.json
   mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/`
 
+// suggestDistance is the largest edit distance from a mistyped command name
+// to a command that is suggested for it (a command it is a prefix of is
+// suggested too).
+const suggestDistance = 2
+
 // newRootCmd builds the command tree of one invocation; every command reads
 // its streams and environment from e.
 func newRootCmd(e *env) *cobra.Command {
@@ -66,8 +72,9 @@ func newRootCmd(e *env) *cobra.Command {
 			}
 			return errNoCommand
 		},
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		SilenceErrors:              true,
+		SilenceUsage:               true,
+		SuggestionsMinimumDistance: suggestDistance,
 	}
 	root.SetVersionTemplate("mmbot {{.Version}}\n")
 	root.Flags().Bool("version", false, "print the version (as mmbot version)")
@@ -76,7 +83,14 @@ func newRootCmd(e *env) *cobra.Command {
 			c.PrintErrln(err)
 		}
 	})
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// In "mmbot rnu --dry-run" the mistyped command says more than
+		// the flag that mmbot itself does not have.
+		if c.HasAvailableSubCommands() && c.Flags().NArg() > 0 {
+			return unknownCommand(c, c.Flags().Args())
+		}
+		return usagef("%v", err)
+	})
 	root.AddCommand(
 		newRunCmd(e),
 		newBacktestCmd(e),
@@ -172,7 +186,7 @@ func noArgs(_ *cobra.Command, args []string) error {
 }
 
 // unknownCommand is the argument check of a command whose arguments can
-// only be subcommands: it names the unknown one.
+// only be subcommands: it names the unknown one and suggests the nearest.
 func unknownCommand(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
@@ -181,7 +195,23 @@ func unknownCommand(c *cobra.Command, args []string) error {
 	if c.HasParent() {
 		msg = fmt.Sprintf("unknown %s subcommand %q", c.Name(), args[0])
 	}
+	switch s := c.SuggestionsFor(args[0]); len(s) {
+	case 0:
+	case 1:
+		return usagef("%s\ndid you mean %q?", msg, s[0])
+	default:
+		return usagef("%s\ndid you mean one of %s?", msg, quoteList(s))
+	}
 	return usagef("%s\nrun '%s --help' for the commands", msg, c.CommandPath())
+}
+
+// quoteList is "a", "b", "c".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // writeHelp writes the help of c: the usage line, the description, the
