@@ -57,7 +57,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"order", "Signs one order"},
 		{"order sign", "Prints the POST /orders item"},
 		{"order verify", "Reads a POST /orders item"},
-		{"version", "Prints the version set at build time"},
+		{"version", "Prints the version of this binary"},
 		{"completion", "autocompletion script"},
 	}
 	covered := map[string]bool{}
@@ -190,7 +190,7 @@ func TestVersionFlag(t *testing.T) {
 	if code1 != 0 || code2 != 0 || err1 != "" || err2 != "" {
 		t.Fatalf("exit %d/%d, stderr %q %q", code1, code2, err1, err2)
 	}
-	want := "mmbot " + version + "\n"
+	want := "mmbot " + buildVersion(version) + "\n"
 	if flag != want || cmd != want {
 		t.Fatalf("--version %q, version %q; want %q", flag, cmd, want)
 	}

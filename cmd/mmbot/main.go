@@ -62,7 +62,7 @@ func newRootCmd(e *env) *cobra.Command {
 		Short:   "an automated market maker for a prediction-market exchange",
 		Long:    rootLong,
 		Example: rootExample,
-		Version: version,
+		Version: buildVersion(version),
 		// A bare "mmbot" prints the help and exits 2; anything else that is
 		// not a command is a mistyped one.
 		Args: unknownCommand,
