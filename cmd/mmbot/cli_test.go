@@ -130,8 +130,9 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		{[]string{"or"}, "mmbot: unknown command \"or\"\ndid you mean one of \"order\", \"orders\"?\n"},
 		{[]string{"xyzzy", "--json"}, "mmbot: unknown command \"xyzzy\"\nrun 'mmbot --help' for the commands\n"},
 		{[]string{"rnu", "--dry-run"}, "mmbot: unknown command \"rnu\"\ndid you mean \"run\"?\n"},
-		{[]string{"order", "frobnicate"}, "mmbot order: unknown order subcommand \"frobnicate\"\nrun 'mmbot order --help' for the commands\n"},
 		{[]string{"order", "sgin"}, "mmbot order: unknown order subcommand \"sgin\"\ndid you mean \"sign\"?\n"},
+		{[]string{"completion", "bassh"}, "mmbot completion: unknown completion subcommand \"bassh\"\ndid you mean \"bash\"?\n"},
+		{[]string{"completion"}, "mmbot completion: completion needs a shell: bash, zsh, fish or powershell\n"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, nil, c.args...)
@@ -236,6 +237,57 @@ func TestConfigFlagsThroughCobra(t *testing.T) {
 			if cfg.Log.Level != c.level || cfg.State.Path != c.statePath {
 				t.Errorf("%q with %q: log.level %q, state.path %q; want %q, %q", args, c.environ, cfg.Log.Level, cfg.State.Path, c.level, c.statePath)
 			}
+		}
+	}
+}
+
+// mmbot completion prints each shell's script; the script asks the binary
+// (mmbot __complete ...) for the words, which are the commands and flags.
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		code, out, errOut := runCLI(t, nil, "completion", shell)
+		if code != 0 || errOut != "" || !strings.Contains(out, "mmbot") || !strings.Contains(out, "__complete") {
+			t.Errorf("completion %s: exit %d, stderr %q, %d bytes without the mmbot __complete call", shell, code, errOut, len(out))
+		}
+	}
+	_, bash, _ := runCLI(t, nil, "completion", "bash")
+	if !strings.Contains(bash, "complete -o default -F __start_mmbot mmbot") {
+		t.Errorf("the bash script does not register itself for mmbot:\n%.500s", bash)
+	}
+
+	words := func(args ...string) []string {
+		t.Helper()
+		code, out, errOut := runCLI(t, nil, append([]string{"__complete"}, args...)...)
+		if code != 0 {
+			t.Fatalf("__complete %q: exit %d, %s", args, code, errOut)
+		}
+		var w []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if !strings.HasPrefix(line, ":") { // the last line is the directive
+				w = append(w, strings.SplitN(line, "\t", 2)[0])
+			}
+		}
+		return w
+	}
+	cmds := strings.Join(words(""), " ")
+	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "cancel-all", "order", "version", "completion", "help"} {
+		if !strings.Contains(" "+cmds+" ", " "+name+" ") {
+			t.Errorf("completing a command: %q lacks %s", cmds, name)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"order", ""}, "sign verify"},
+		{[]string{"run", "--st"}, "--state-path --status"},
+		{[]string{"run", "--status", ""}, "auto on off"},
+		{[]string{"backtest", "--fill-model", ""}, "queue conservative optimistic"},
+		{[]string{"order", "sign", "--side", ""}, "BUY SELL"},
+		{[]string{"cancel-all", "--log-level", ""}, "trace debug info warn error"},
+	} {
+		if got := strings.Join(words(c.args...), " "); got != c.want {
+			t.Errorf("completing %q: %q, want %q", c.args, got, c.want)
 		}
 	}
 }

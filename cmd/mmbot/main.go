@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mmbot/mmbot/configs"
 )
 
 // env is what a subcommand gets from the process: standard streams, the
@@ -47,7 +49,8 @@ against a simulated exchange (README.md, docs/).`
 
 const rootExample = `  mmbot run -c configs/demo.toml --duration 60s    # the demo, no account needed
   mmbot sim --accounts 2 --creds-out /tmp/creds.json
-  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/`
+  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
+  source <(mmbot completion bash)`
 
 // suggestDistance is the largest edit distance from a mistyped command name
 // to a command that is suggested for it (a command it is a prefix of is
@@ -106,13 +109,22 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	// cobra adds "help" and "completion" itself when it executes; added now,
-	// their argument checks are wrapped like every other command's
-	// (execute), and help says what it does in the words of the others.
+	// they say what they do in the words of the other commands, and their
+	// argument checks are wrapped like every other command's (execute).
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd() // after SetOut: the scripts go to stdout
+	completeFlagValues(root)
 	for _, c := range root.Commands() {
-		if c.Name() == "help" {
+		switch c.Name() {
+		case "help":
 			c.Short = "print the help of a command (as mmbot <command> --help)"
+		case "completion":
+			c.Short = "print a shell completion script: bash, zsh, fish or powershell"
+			// Like order, a group whose arguments are subcommand names.
+			c.Args, c.SuggestionsMinimumDistance = unknownCommand, suggestDistance
+			c.RunE = func(*cobra.Command, []string) error {
+				return usagef("completion needs a shell: bash, zsh, fish or powershell")
+			}
 		}
 	}
 	return root
@@ -155,6 +167,28 @@ func execute(e *env, root *cobra.Command, args []string) (*cobra.Command, error)
 		cmd = root
 	}
 	return cmd, err
+}
+
+// completeFlagValues makes shell completion offer the words of the flags
+// of c and its subcommands that take one of a few.
+func completeFlagValues(c *cobra.Command) {
+	words := map[string][]string{
+		configs.FlagLogLevel:  {"trace", "debug", "info", "warn", "error"},
+		configs.FlagLogFormat: {"auto", "json", "console"},
+		"status":              {"auto", "on", "off"},
+		"fill-model":          {"queue", "conservative", "optimistic"},
+		"side":                {"BUY", "SELL"},
+		"order-type":          {"GTC", "GTD", "FOK", "FAK"},
+	}
+	for name, w := range words {
+		if c.Flags().Lookup(name) != nil {
+			// Only fails for a flag that is not there or already has one.
+			_ = c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(w, cobra.ShellCompDirectiveNoFileComp))
+		}
+	}
+	for _, s := range c.Commands() {
+		completeFlagValues(s)
+	}
 }
 
 // usageArgs makes the argument check of c and its subcommands return a
