@@ -75,6 +75,12 @@ var rules = []rule{
 		onlyOurs: []string{"./internal/..."},
 	},
 	{
+		why:     "cobra is the command line's: only cmd/ uses it (the libraries take a *pflag.FlagSet)",
+		applies: []string{"./..."},
+		except:  []string{"./cmd/..."},
+		deny:    []string{"github.com/spf13/cobra/..."},
+	},
+	{
 		why:     "no package imports cmd/",
 		applies: []string{"./..."},
 		except:  []string{"./cmd/..."},
@@ -190,10 +196,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		m("risk"):             {m("exchange"), m("strategy/model")},
 		m("strategy/model"):   {m("cmd/mmbot/util")},
 		m("state"):            {m("exchange"), "go.etcd.io/bbolt"},
-		m("configs"):          {m("internal/secret"), m("exchange")},
+		m("configs"):          {m("internal/secret"), m("exchange"), "github.com/spf13/cobra"},
 		m("internal/secret"):  {},
 		m("internal/metrics"): {m("configs")},
-		m("cmd/mmbot"):        {m("configs"), m("exchange/sim")},
+		m("cmd/mmbot"):        {m("configs"), m("exchange/sim"), "github.com/spf13/cobra"},
 		m("cmd/mmbot/util"):   {},
 		m("backtest"):         {"github.com/ethereum/go-ethereum/common"},
 	}
@@ -233,6 +239,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		"configs imports exchange: configs imports no package of ours",
 		"signer imports state: signer uses only",
 		"internal/metrics imports configs: internal packages are leaves",
+		"configs imports github.com/spf13/cobra: cobra is the command line's",
 		"strategy/model imports cmd/mmbot/util: no package imports cmd/",
 	}
 	for _, w := range want {
