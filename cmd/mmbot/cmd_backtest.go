@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mmbot/mmbot/backtest/accounting"
@@ -27,11 +28,7 @@ import (
 	"github.com/mmbot/mmbot/strategy"
 )
 
-const backtestUsage = `usage: mmbot backtest -c mmbot.toml --data rec.jsonl.gz [--out DIR] [--fill-model queue|conservative|optimistic]
-       [--latency-order 50ms] [--latency-cancel 50ms] [--latency-data 20ms] [--seed N]
-       [--sweep key=v1,v2,...]... [--workers N] [--json]
-
-Replays a recording (docs/data-format.md) through the strategy, risk and
+const backtestLong = `Replays a recording (docs/data-format.md) through the strategy, risk and
 planner code of mmbot run, against a simulated venue whose fills come from
 a queue-aware fill model with latency (docs/backtesting.md). It prints a
 summary; with --out it also writes summary.txt, series.csv and report.html
@@ -46,6 +43,10 @@ defaults come from the [backtest] section.
 with the same seed, and prints one row per combination (sweep.csv and
 sweep.txt with --out). Sweep keys:
 ` + sweepKeysHelp
+
+const backtestExample = `  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
+  mmbot backtest -c mmbot.toml --data rec.jsonl.gz --fill-model conservative --latency-order uniform:20ms-80ms
+  mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --sweep levels=1,2 --out sweep/`
 
 // backtestFlags are the backtest command's own flags.
 type backtestFlags struct {
@@ -62,10 +63,17 @@ type backtestFlags struct {
 	interval  time.Duration // sampling interval of the series; 0 chooses from the recording's span
 }
 
-func cmdBacktest(e *env, args []string) error {
-	fs := pflag.NewFlagSet("backtest", pflag.ContinueOnError)
-	configs.RegisterFlags(fs)
+func newBacktestCmd(e *env) *cobra.Command {
 	var bf backtestFlags
+	cmd := &cobra.Command{
+		Use:     "backtest -c mmbot.toml --data rec.jsonl.gz [flags]",
+		Short:   "replay a recording through the strategy and write a report",
+		Long:    backtestLong,
+		Example: backtestExample,
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
+	configs.RegisterFlags(fs)
 	fs.StringVar(&bf.data, "data", "", "the recording to replay (`file`)")
 	fs.StringVar(&bf.out, "out", "", "write the reports into this `dir`")
 	fs.StringVar(&bf.fillModel, "fill-model", "", "queue, conservative or optimistic (default: backtest.fill_model)")
@@ -77,9 +85,12 @@ func cmdBacktest(e *env, args []string) error {
 	fs.IntVar(&bf.workers, "workers", runtime.GOMAXPROCS(0), "parallel runs of a sweep")
 	fs.DurationVar(&bf.interval, "interval", 0, "sampling interval of the series, the plots and Sharpe/Sortino (default: from the recording's span, 1s to 1m)")
 	fs.BoolVar(&bf.json, "json", false, "print JSON instead of tables")
-	if help, err := parseFlags(e, fs, backtestUsage, args); help || err != nil {
-		return err
-	}
+	cmd.RunE = func(*cobra.Command, []string) error { return runBacktest(e, fs, bf) }
+	return cmd
+}
+
+// runBacktest runs "mmbot backtest" once its flags are parsed into fs and bf.
+func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if bf.data == "" {
 		return usagef("--data is required")
 	}

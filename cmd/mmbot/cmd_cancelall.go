@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mmbot/mmbot/configs"
@@ -15,23 +16,41 @@ import (
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
-// cmdCancelAll cancels every live order the journal owns and waits until the
-// exchange confirms each. The daemon must not be running (it holds the
-// journal's lock; on SIGTERM it cancels everything itself).
-func cmdCancelAll(e *env, args []string) error {
-	fs := pflag.NewFlagSet("cancel-all", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+const cancelAllLong = `Cancels every live order the state journal owns and waits until the
+exchange confirms each one final; it prints how many it cancelled and the
+fills it found while reconciling, and fails when an order is still not
+confirmed final (run it again). The daemon must not be running: it holds the
+journal's lock, and on SIGTERM it cancels everything itself. It loads the
+configuration as mmbot run does (docs/operations.md, "The journal and
+recovery").
+
+The exchange has no endpoint that lists an account's open orders, so only
+orders the journal knows are cancelled.`
+
+const cancelAllExample = `  systemctl stop mmbot
+  mmbot cancel-all -c /etc/mmbot/mmbot.toml --state-path /var/lib/mmbot/mmbot.db`
+
+// newCancelAllCmd is "mmbot cancel-all", which cancels every live order
+// the journal owns and waits until the exchange confirms each. The daemon
+// must not be running (it holds the journal's lock; on SIGTERM it cancels
+// everything itself).
+func newCancelAllCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "cancel-all -c mmbot.toml [flags]",
+		Short:   "cancel every live order the journal owns",
+		Long:    cancelAllLong,
+		Example: cancelAllExample,
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
 	configs.RegisterFlags(fs)
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for the exchange to confirm")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%v", err)
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q", fs.Args())
-	}
+	cmd.RunE = func(*cobra.Command, []string) error { return cancelAll(e, fs, timeout) }
+	return cmd
+}
+
+// cancelAll runs "mmbot cancel-all" once its flags are parsed into fs.
+func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	cfg, err := configs.Load(configs.LoadOptions{Environ: e.environ, Flags: fs})
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)

@@ -8,14 +8,12 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/mmbot/mmbot/exchange"
 )
 
-const marketsUsage = `usage: mmbot markets [flags]
-
-Lists the order-book API's markets (GET /markets, every page) with their
+const marketsLong = `Lists the order-book API's markets (GET /markets, every page) with their
 trading parameters: tick size, minimum order size, neg_risk, the reward
 terms (rewards.min_size in shares, rewards.max_spread in cents, the sum of
 the daily reward rates) and whether the market accepts orders. --json
@@ -24,6 +22,10 @@ prints the full market records instead.
 The base addresses default to $MMBOT_EXCHANGE_CLOB_URL and
 $MMBOT_EXCHANGE_CATALOG_URL.`
 
+const marketsExample = `  mmbot markets --clob-url http://127.0.0.1:PORT/clob    # the simulated exchange of mmbot sim
+  mmbot markets --active-only --limit 20
+  mmbot markets --json | jq '.[] | select(.neg_risk)'`
+
 // marketsFlags are the parsed flags of mmbot markets.
 type marketsFlags struct {
 	catalogURL, clobURL string
@@ -31,18 +33,28 @@ type marketsFlags struct {
 	limit               int
 }
 
-// cmdMarkets lists markets ("mmbot markets").
-func cmdMarkets(e *env, args []string) error {
-	fs := pflag.NewFlagSet("markets", pflag.ContinueOnError)
+// newMarketsCmd is "mmbot markets", which lists markets.
+func newMarketsCmd(e *env) *cobra.Command {
 	var f marketsFlags
+	cmd := &cobra.Command{
+		Use:     "markets [flags]",
+		Short:   "list markets with tick size, minimum size and reward terms",
+		Long:    marketsLong,
+		Example: marketsExample,
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.catalogURL, "catalog-url", "", "catalog API base `URL` (default $MMBOT_EXCHANGE_CATALOG_URL)")
 	fs.StringVar(&f.clobURL, "clob-url", "", "order-book API base `URL` (default $MMBOT_EXCHANGE_CLOB_URL)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the markets as a JSON array")
 	fs.IntVar(&f.limit, "limit", 0, "print at most `N` markets (0: all)")
 	fs.BoolVar(&f.activeOnly, "active-only", false, "only markets that are active and neither closed nor archived")
-	if help, err := parseFlags(e, fs, marketsUsage, args); help || err != nil {
-		return err
-	}
+	cmd.RunE = func(*cobra.Command, []string) error { return listMarkets(e, f) }
+	return cmd
+}
+
+// listMarkets runs "mmbot markets" once its flags are parsed into f.
+func listMarkets(e *env, f marketsFlags) error {
 	if f.clobURL == "" {
 		f.clobURL = e.getenv("MMBOT_EXCHANGE_CLOB_URL")
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,26 +10,36 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/signer"
 	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// cmdOrder dispatches "mmbot order sign" and "mmbot order verify".
-func cmdOrder(e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("order needs a subcommand: sign or verify")
+const orderLong = `Signs one order with the account's key and prints the POST /orders item
+(order sign), or reads an item on stdin and says who signed it (order
+verify): EIP-712 over the exchange's domain, exact amounts, signature types
+0 to 3 (docs/protocol.md).`
+
+const orderExample = `  MMBOT_PRIVATE_KEY=0x... mmbot order sign --token-id 123 --side BUY \
+      --price 0.56 --size 21.04 --tick 0.01 --salt 1 --timestamp 1700000000000 \
+    | mmbot order verify`
+
+// newOrderCmd is "mmbot order", the parent of "order sign" and "order
+// verify".
+func newOrderCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "order (sign | verify) [flags]",
+		Short:   "sign or verify one order (order sign | order verify)",
+		Long:    orderLong,
+		Example: orderExample,
+		Args:    unknownCommand,
+		// order is a group: its arguments are subcommand names.
+		SuggestionsMinimumDistance: suggestDistance,
+		RunE: func(*cobra.Command, []string) error {
+			return usagef("order needs a subcommand: sign or verify")
+		},
 	}
-	switch args[0] {
-	case "sign":
-		return cmdOrderSign(e, args[1:])
-	case "verify":
-		return cmdOrderVerify(e, args[1:])
-	case "-h", "--help", "help":
-		fmt.Fprintln(e.stderr, "usage: mmbot order sign [flags]    build and sign one order, print the POST /orders item")
-		fmt.Fprintln(e.stderr, "       mmbot order verify [flags]  read an item on stdin and say who signed it")
-		return nil
-	default:
-		return usagef("unknown order subcommand %q (want sign or verify)", args[0])
-	}
+	cmd.AddCommand(newOrderSignCmd(e), newOrderVerifyCmd(e))
+	return cmd
 }
 
 // domainFlags are the EIP-712 domain flags common to sign and verify.
@@ -52,83 +61,82 @@ func (d *domainFlags) config() signer.Config {
 	return c
 }
 
-// parseFlags parses args with fs; -h prints the flags and is not an error.
-func parseFlags(e *env, fs *pflag.FlagSet, usage string, args []string) (help bool, err error) {
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, usage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return true, nil
-		}
-		return false, usagef("%v", err)
-	}
-	if fs.NArg() > 0 {
-		return false, usagef("unexpected arguments %q", fs.Args())
-	}
-	return false, nil
+// orderSignFlags are the parsed flags of mmbot order sign.
+type orderSignFlags struct {
+	tokenID, conditionID, side, price, size, tick, minSize, orderType string
+	wallet, owner, builder, metadata                                  string
+	keyFile, keystore, passwordFile                                   string
+	negRisk                                                           bool
+	sigType                                                           int
+	salt                                                              uint64
+	tsMillis                                                          int64
+	dom                                                               domainFlags
 }
 
-func cmdOrderSign(e *env, args []string) error {
-	fs := pflag.NewFlagSet("order sign", pflag.ContinueOnError)
-	var (
-		tokenID, conditionID, side, price, size, tick, minSize, orderType string
-		wallet, owner, builder, metadata                                  string
-		keyFile, keystore, passwordFile                                   string
-		negRisk                                                           bool
-		sigType                                                           int
-		salt                                                              uint64
-		tsMillis                                                          int64
-		dom                                                               domainFlags
-	)
-	fs.StringVar(&tokenID, "token-id", "", "token id (decimal), required")
-	fs.StringVar(&side, "side", "", "BUY or SELL, required")
-	fs.StringVar(&price, "price", "", "limit price on the tick grid, required")
-	fs.StringVar(&size, "size", "", "size in shares, at most 2 decimals, required")
-	fs.StringVar(&tick, "tick", "", "the market's tick size, required")
-	fs.StringVar(&minSize, "min-size", "0", "the market's minimum order size")
-	fs.BoolVar(&negRisk, "neg-risk", false, "the market is neg_risk (signs for the neg-risk exchange)")
-	fs.StringVar(&conditionID, "condition-id", "", "condition id, sent but not signed")
-	fs.StringVar(&orderType, "order-type", string(exchange.GTC), "GTC, GTD, FOK or FAK")
-	fs.IntVar(&sigType, "signature-type", signer.SigEOA, "0 EOA, 1 proxy, 2 Safe, 3 deposit wallet")
-	fs.StringVar(&wallet, "wallet", "", "funder (types 1, 2) or deposit wallet (type 3) address")
-	fs.StringVar(&owner, "owner", "", "API key, sent as the item's owner")
-	fs.StringVar(&builder, "builder", "", "bytes32 builder code (0x + 64 hex)")
-	fs.StringVar(&metadata, "metadata", "", "bytes32 metadata (0x + 64 hex)")
-	fs.Uint64Var(&salt, "salt", 0, "salt (below 2^53); default random")
-	fs.Int64Var(&tsMillis, "timestamp", 0, "timestamp in Unix milliseconds; default now")
-	fs.StringVar(&keyFile, "key-file", "", "file holding the private key as hex (default $"+signer.EnvPrivateKeyFile+")")
-	fs.StringVar(&keystore, "keystore", "", "go-ethereum keystore file (default $"+signer.EnvKeystore+")")
-	fs.StringVar(&passwordFile, "keystore-password-file", "", "file holding the keystore password (default $"+signer.EnvKeystorePassFile+", else $"+signer.EnvKeystorePassword+")")
-	dom.register(fs)
-	usage := "usage: mmbot order sign --token-id ID --side BUY|SELL --price P --size S --tick T [flags]\n\n" +
-		"Prints the POST /orders item as JSON on stdout and the order hash on stderr. The key\n" +
-		"comes from --key-file, --keystore, the systemd credential " + signer.DefaultCredential + " or $" + signer.EnvPrivateKey + ";\n" +
-		"never from a flag. --salt and --timestamp make the output reproducible.\n"
-	if help, err := parseFlags(e, fs, usage, args); help || err != nil {
-		return err
+const orderSignLong = `Prints the POST /orders item as JSON on stdout and the order hash on stderr.
+The key comes from --key-file, --keystore, the systemd credential ` + signer.DefaultCredential + ` or
+$` + signer.EnvPrivateKey + `; never from a flag. --salt and --timestamp make the output
+reproducible.`
+
+const orderSignExample = `  MMBOT_PRIVATE_KEY=0x... mmbot order sign --token-id 123 --side BUY --price 0.56 --size 21.04 --tick 0.01
+  mmbot order sign --key-file key.hex --token-id 123 --side SELL --price 0.6 --size 10 --tick 0.01 \
+      --signature-type 3 --wallet 0x... --salt 1 --timestamp 1700000000000`
+
+func newOrderSignCmd(e *env) *cobra.Command {
+	var f orderSignFlags
+	cmd := &cobra.Command{
+		Use:     "sign --token-id ID --side BUY|SELL --price P --size S --tick T [flags]",
+		Short:   "build and sign one order, print the POST /orders item",
+		Long:    orderSignLong,
+		Example: orderSignExample,
+		Args:    noArgs,
 	}
-	for _, req := range []struct{ name, v string }{{"token-id", tokenID}, {"side", side}, {"price", price}, {"size", size}, {"tick", tick}} {
+	fs := cmd.Flags()
+	fs.StringVar(&f.tokenID, "token-id", "", "token id (decimal), required")
+	fs.StringVar(&f.side, "side", "", "BUY or SELL, required")
+	fs.StringVar(&f.price, "price", "", "limit price on the tick grid, required")
+	fs.StringVar(&f.size, "size", "", "size in shares, at most 2 decimals, required")
+	fs.StringVar(&f.tick, "tick", "", "the market's tick size, required")
+	fs.StringVar(&f.minSize, "min-size", "0", "the market's minimum order size")
+	fs.BoolVar(&f.negRisk, "neg-risk", false, "the market is neg_risk (signs for the neg-risk exchange)")
+	fs.StringVar(&f.conditionID, "condition-id", "", "condition id, sent but not signed")
+	fs.StringVar(&f.orderType, "order-type", string(exchange.GTC), "GTC, GTD, FOK or FAK")
+	fs.IntVar(&f.sigType, "signature-type", signer.SigEOA, "0 EOA, 1 proxy, 2 Safe, 3 deposit wallet")
+	fs.StringVar(&f.wallet, "wallet", "", "funder (types 1, 2) or deposit wallet (type 3) address")
+	fs.StringVar(&f.owner, "owner", "", "API key, sent as the item's owner")
+	fs.StringVar(&f.builder, "builder", "", "bytes32 builder code (0x + 64 hex)")
+	fs.StringVar(&f.metadata, "metadata", "", "bytes32 metadata (0x + 64 hex)")
+	fs.Uint64Var(&f.salt, "salt", 0, "salt (below 2^53); default random")
+	fs.Int64Var(&f.tsMillis, "timestamp", 0, "timestamp in Unix milliseconds; default now")
+	fs.StringVar(&f.keyFile, "key-file", "", "file holding the private key as hex (default $"+signer.EnvPrivateKeyFile+")")
+	fs.StringVar(&f.keystore, "keystore", "", "go-ethereum keystore file (default $"+signer.EnvKeystore+")")
+	fs.StringVar(&f.passwordFile, "keystore-password-file", "", "file holding the keystore password (default $"+signer.EnvKeystorePassFile+", else $"+signer.EnvKeystorePassword+")")
+	f.dom.register(fs)
+	cmd.RunE = func(*cobra.Command, []string) error { return signOrder(e, fs, f) }
+	return cmd
+}
+
+// signOrder runs "mmbot order sign" once its flags are parsed into fs and f.
+func signOrder(e *env, fs *pflag.FlagSet, f orderSignFlags) error {
+	for _, req := range []struct{ name, v string }{{"token-id", f.tokenID}, {"side", f.side}, {"price", f.price}, {"size", f.size}, {"tick", f.tick}} {
 		if req.v == "" {
 			return usagef("--%s is required", req.name)
 		}
 	}
 	r := signer.OrderRequest{
-		TokenID: tokenID, ConditionID: conditionID, NegRisk: negRisk,
-		Side: exchange.Side(strings.ToUpper(side)), OrderType: exchange.OrderType(strings.ToUpper(orderType)),
+		TokenID: f.tokenID, ConditionID: f.conditionID, NegRisk: f.negRisk,
+		Side: exchange.Side(strings.ToUpper(f.side)), OrderType: exchange.OrderType(strings.ToUpper(f.orderType)),
 	}
 	if !r.Side.Valid() {
-		return usagef("--side %q: want BUY or SELL", side)
+		return usagef("--side %q: want BUY or SELL", f.side)
 	}
 	if !r.OrderType.Valid() {
-		return usagef("--order-type %q: want GTC, GTD, FOK or FAK", orderType)
+		return usagef("--order-type %q: want GTC, GTD, FOK or FAK", f.orderType)
 	}
 	for _, d := range []struct {
 		name, v string
 		dst     *decimal.Decimal
-	}{{"price", price, &r.Price}, {"size", size, &r.Size}, {"tick", tick, &r.TickSize}, {"min-size", minSize, &r.MinSize}} {
+	}{{"price", f.price, &r.Price}, {"size", f.size, &r.Size}, {"tick", f.tick, &r.TickSize}, {"min-size", f.minSize, &r.MinSize}} {
 		v, err := decimal.NewFromString(d.v)
 		if err != nil {
 			return usagef("--%s %q is not a decimal number", d.name, d.v)
@@ -137,21 +145,21 @@ func cmdOrderSign(e *env, args []string) error {
 	}
 
 	src := signer.DefaultKeySource(e.getenv)
-	if keyFile != "" {
-		src.File, src.Keystore = keyFile, ""
+	if f.keyFile != "" {
+		src.File, src.Keystore = f.keyFile, ""
 	}
-	if keystore != "" {
-		src.Keystore, src.File = keystore, ""
+	if f.keystore != "" {
+		src.Keystore, src.File = f.keystore, ""
 	}
-	if passwordFile != "" {
-		src.PasswordFile = passwordFile
+	if f.passwordFile != "" {
+		src.PasswordFile = f.passwordFile
 	}
 	key, err := signer.LoadKey(src, e.getenv, func(w string) { fmt.Fprintf(e.stderr, "mmbot order sign: warning: %s\n", w) })
 	if err != nil {
 		return err
 	}
-	s, err := signer.New(dom.config(), signer.Account{
-		Key: key, SignatureType: sigType, Wallet: wallet, Owner: owner, Builder: builder, Metadata: metadata,
+	s, err := signer.New(f.dom.config(), signer.Account{
+		Key: key, SignatureType: f.sigType, Wallet: f.wallet, Owner: f.owner, Builder: f.builder, Metadata: f.metadata,
 	})
 	if err != nil {
 		return err
@@ -161,7 +169,7 @@ func cmdOrderSign(e *env, args []string) error {
 		if !fs.Changed("salt") || !fs.Changed("timestamp") {
 			return usagef("--salt and --timestamp go together")
 		}
-		so, err = s.SignWith(r, salt, tsMillis)
+		so, err = s.SignWith(r, f.salt, f.tsMillis)
 	} else {
 		so, err = s.Sign(r)
 	}
@@ -218,22 +226,39 @@ func readOrder(r io.Reader) (exchange.SignedOrder, error) {
 	return o, nil
 }
 
-func cmdOrderVerify(e *env, args []string) error {
-	fs := pflag.NewFlagSet("order verify", pflag.ContinueOnError)
-	var (
-		negRisk bool
-		owners  []string
-		dom     domainFlags
-	)
-	fs.BoolVar(&negRisk, "neg-risk", false, "the market is neg_risk (verify for the neg-risk exchange)")
-	fs.StringArrayVar(&owners, "wallet-owner", nil, "wallet=owner: the owner address of a deposit wallet or funder (repeatable)")
-	dom.register(fs)
-	usage := "usage: mmbot order verify [--neg-risk] [--wallet-owner wallet=owner ...] < item.json\n\n" +
-		"Reads a POST /orders item (or a bare order) on stdin and prints the address that\n" +
-		"signed it and the order hash; exits 1 with the reason when the signature is invalid.\n"
-	if help, err := parseFlags(e, fs, usage, args); help || err != nil {
-		return err
+const orderVerifyLong = `Reads a POST /orders item (or a bare order) on stdin and prints the address that
+signed it and the order hash; exits 1 with the reason when the signature is invalid.`
+
+const orderVerifyExample = `  mmbot order verify < item.json
+  mmbot order verify --neg-risk --wallet-owner 0xWALLET=0xOWNER < item.json`
+
+// orderVerifyFlags are the parsed flags of mmbot order verify.
+type orderVerifyFlags struct {
+	negRisk bool
+	owners  []string
+	dom     domainFlags
+}
+
+func newOrderVerifyCmd(e *env) *cobra.Command {
+	var f orderVerifyFlags
+	cmd := &cobra.Command{
+		Use:     "verify [--neg-risk] [--wallet-owner wallet=owner ...] < item.json",
+		Short:   "read an item on stdin and say who signed it",
+		Long:    orderVerifyLong,
+		Example: orderVerifyExample,
+		Args:    noArgs,
 	}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.negRisk, "neg-risk", false, "the market is neg_risk (verify for the neg-risk exchange)")
+	fs.StringArrayVar(&f.owners, "wallet-owner", nil, "wallet=owner: the owner address of a deposit wallet or funder (repeatable)")
+	f.dom.register(fs)
+	cmd.RunE = func(*cobra.Command, []string) error { return verifyOrder(e, f) }
+	return cmd
+}
+
+// verifyOrder runs "mmbot order verify" once its flags are parsed into f.
+func verifyOrder(e *env, f orderVerifyFlags) error {
+	negRisk, owners, dom := f.negRisk, f.owners, f.dom
 	om, err := walletOwners(owners)
 	if err != nil {
 		return err

@@ -8,16 +8,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mmbot/mmbot/configs"
-
-	"github.com/spf13/pflag"
-
 	"github.com/mmbot/mmbot/state"
 )
 
-const ordersUsage = `usage: mmbot orders (--state PATH | -c mmbot.toml) [--all | --state-filter STATES] [--json]
-
-Lists the orders in the state journal, oldest first: by default the open
+const ordersLong = `Lists the orders in the state journal, oldest first: by default the open
 ones (intent, sent, live, partially_filled). The journal is opened read-only
 and never modified; while the daemon runs (and holds the file's lock) the
 listing comes from a consistent copy of its last commit.
@@ -25,31 +22,46 @@ listing comes from a consistent copy of its last commit.
 With -c the journal is the config's state.path (environment overrides
 apply); --state names it directly and wins.`
 
+const ordersExample = `  mmbot orders --state /var/lib/mmbot/mmbot.db    # live orders
+  mmbot orders --state /var/lib/mmbot/mmbot.db --all --json
+  mmbot orders -c mmbot.toml --state-filter filled,canceled
+  mmbot orders --state mmbot.db.paper    # the orders of a dry run`
+
 // ordersLockTimeout bounds how long mmbot orders tries to get a consistent
 // view of a journal that the daemon is writing.
 const ordersLockTimeout = 2 * time.Second
 
-// cmdOrders lists the journal ("mmbot orders").
-func cmdOrders(e *env, args []string) error {
-	return runOrders(e, args, time.Now())
+// ordersFlags are the parsed flags of mmbot orders.
+type ordersFlags struct {
+	configPath, statePath string
+	all, asJSON           bool
+	filter                []string
 }
 
-// runOrders is cmdOrders with the clock reading injected, for the age column.
-func runOrders(e *env, args []string, now time.Time) error {
-	fs := pflag.NewFlagSet("orders", pflag.ContinueOnError)
-	var (
-		configPath, statePath string
-		all, asJSON           bool
-		filter                []string
-	)
-	fs.StringVarP(&configPath, "config", "c", "", "TOML config `file` whose state.path is the journal")
-	fs.StringVar(&statePath, "state", "", "state journal `path`")
-	fs.BoolVar(&all, "all", false, "list every order, final ones included")
-	fs.BoolVar(&asJSON, "json", false, "print a JSON array of the full records")
-	fs.StringSliceVar(&filter, "state-filter", nil, "list only these `states` (comma-separated: intent,sent,live,partially_filled,filled,canceled,failed)")
-	if help, err := parseFlags(e, fs, ordersUsage, args); help || err != nil {
-		return err
+// newOrdersCmd is "mmbot orders", which lists the journal; now reads the
+// clock for the age column.
+func newOrdersCmd(e *env, now func() time.Time) *cobra.Command {
+	var o ordersFlags
+	cmd := &cobra.Command{
+		Use:     "orders (--state PATH | -c mmbot.toml) [--all | --state-filter STATES] [--json]",
+		Short:   "list the orders in the state journal",
+		Long:    ordersLong,
+		Example: ordersExample,
+		Args:    noArgs,
 	}
+	fs := cmd.Flags()
+	fs.StringVarP(&o.configPath, "config", "c", "", "TOML config `file` whose state.path is the journal")
+	fs.StringVar(&o.statePath, "state", "", "state journal `path`")
+	fs.BoolVar(&o.all, "all", false, "list every order, final ones included")
+	fs.BoolVar(&o.asJSON, "json", false, "print a JSON array of the full records")
+	fs.StringSliceVar(&o.filter, "state-filter", nil, "list only these `states` (comma-separated: intent,sent,live,partially_filled,filled,canceled,failed)")
+	cmd.RunE = func(*cobra.Command, []string) error { return listOrders(e, o, now()) }
+	return cmd
+}
+
+// listOrders runs "mmbot orders" once its flags are parsed into o.
+func listOrders(e *env, o ordersFlags, now time.Time) error {
+	configPath, statePath, all, asJSON, filter := o.configPath, o.statePath, o.all, o.asJSON, o.filter
 	if statePath == "" {
 		if configPath == "" {
 			return usagef("--state PATH or -c CONFIG is required")

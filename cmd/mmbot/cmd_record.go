@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mmbot/mmbot/backtest/recorder"
@@ -17,15 +18,16 @@ import (
 	"github.com/mmbot/mmbot/strategy"
 )
 
-const recordUsage = `usage: mmbot record -c mmbot.toml --out rec.jsonl.gz [--duration 10m] [--interval 1s]
-
-Records the books and trades of the markets that mmbot run would quote
+const recordLong = `Records the books and trades of the markets that mmbot run would quote
 (the [markets] section) into a recording for mmbot backtest
 (docs/data-format.md). It writes one meta event per token, then polls
 POST /books and the data API's GET /trades every --interval within the
 configured rate limits, and writes a book only when it changed and each
 trade once. SIGINT, SIGTERM or --duration end it; the file is committed
 atomically, so it is complete or absent.`
+
+const recordExample = `  mmbot record -c mmbot.toml --out rec.jsonl.gz --duration 10m
+  mmbot record -c mmbot.toml --out rec.jsonl.gz --interval 500ms    # until Ctrl-C`
 
 // recordFlags are the record command's own flags.
 type recordFlags struct {
@@ -34,16 +36,26 @@ type recordFlags struct {
 	interval time.Duration
 }
 
-func cmdRecord(e *env, args []string) error {
-	fs := pflag.NewFlagSet("record", pflag.ContinueOnError)
-	configs.RegisterFlags(fs)
+func newRecordCmd(e *env) *cobra.Command {
 	var rf recordFlags
+	cmd := &cobra.Command{
+		Use:     "record -c mmbot.toml --out rec.jsonl.gz [flags]",
+		Short:   "record books and trades of the configured markets",
+		Long:    recordLong,
+		Example: recordExample,
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
+	configs.RegisterFlags(fs)
 	fs.StringVar(&rf.out, "out", "", "write the recording to this `file` (.jsonl.gz)")
 	fs.DurationVar(&rf.duration, "duration", 0, "stop after this long (0: until SIGINT or SIGTERM)")
 	fs.DurationVar(&rf.interval, "interval", time.Second, "time between two polls")
-	if help, err := parseFlags(e, fs, recordUsage, args); help || err != nil {
-		return err
-	}
+	cmd.RunE = func(*cobra.Command, []string) error { return runRecord(e, fs, rf) }
+	return cmd
+}
+
+// runRecord runs "mmbot record" once its flags are parsed into fs and rf.
+func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 	switch {
 	case rf.out == "":
 		return usagef("--out is required")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
@@ -34,23 +34,47 @@ type runFlags struct {
 	status   string
 }
 
-func cmdRun(e *env, args []string) error {
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	configs.RegisterFlags(fs)
+const runLong = `Runs the daemon: it reconciles the state journal with the exchange, then
+quotes both sides of the configured markets every strategy.cycle, inside the
+risk limits, until SIGTERM or SIGINT (or --duration), when it cancels every
+live order and prints a summary. Against the configured exchange URLs, or
+against the simulated exchange started in-process (exchange.embedded_sim).
+SIGHUP reloads the [strategy] and [risk] parameters; SIGUSR1 resets a
+tripped kill switch. docs/daemon.md describes the loop, docs/operations.md
+running it under systemd.
+
+--dry-run is paper trading: live books and trades, fills from the backtest
+fill model, nothing sent to the order endpoints and no key needed; its
+journal is state.path + ".paper" (docs/backtesting.md).
+
+The configuration comes from the -c file, the MMBOT_* environment and the
+flags, later ones winning (docs/configuration.md).`
+
+const runExample = `  mmbot run -c configs/demo.toml --duration 60s    # the demo: embedded simulated exchange
+  mmbot run -c mmbot.toml
+  mmbot run -c mmbot.toml --dry-run --status on
+  mmbot run -c mmbot.toml --set strategy.cycle=2s --log-level debug`
+
+func newRunCmd(e *env) *cobra.Command {
 	var rf runFlags
+	cmd := &cobra.Command{
+		Use:     "run -c mmbot.toml [flags]",
+		Short:   "quote the configured markets (live, or paper with --dry-run)",
+		Long:    runLong,
+		Example: runExample,
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
+	configs.RegisterFlags(fs)
 	fs.BoolVar(&rf.dryRun, "dry-run", false, "paper trading: live books, simulated fills, nothing sent")
 	fs.DurationVar(&rf.duration, "duration", 0, "stop by itself after this long (0: run until SIGTERM)")
 	fs.StringVar(&rf.status, "status", "auto", "live status table on stdout: auto (when a terminal), on, off")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return usagef("%v", err)
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q", fs.Args())
-	}
+	cmd.RunE = func(*cobra.Command, []string) error { return runDaemon(e, fs, rf) }
+	return cmd
+}
+
+// runDaemon runs "mmbot run" once its flags are parsed into fs and rf.
+func runDaemon(e *env, fs *pflag.FlagSet, rf runFlags) error {
 	if rf.duration < 0 {
 		return usagef("--duration must not be negative")
 	}

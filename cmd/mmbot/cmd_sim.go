@@ -10,15 +10,14 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/exchange/sim/catalog"
 )
 
-const simUsage = `usage: mmbot sim [flags]
-
-Runs the simulated exchange on one loopback listener: the data, catalog and
+const simLong = `Runs the simulated exchange on one loopback listener: the data, catalog and
 order-book APIs under /data, /catalog and /clob. It creates --accounts
 funded accounts (fresh keys) plus one per --address (keys you hold), writes
 their API credentials (and generated private keys) to --creds-out with mode
@@ -26,6 +25,10 @@ their API credentials (and generated private keys) to --creds-out with mode
 SIGINT or SIGTERM. With --record it also writes its own books and trades
 to a recording (docs/data-format.md), committed on shutdown.
 docs/simulator.md describes every flag.`
+
+const simExample = `  mmbot sim --accounts 2 --creds-out /tmp/creds.json
+  mmbot sim --markets 6 --record rec.jsonl.gz    # Ctrl-C after a few minutes, then mmbot backtest
+  mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m`
 
 // simFlags are the parsed flags of mmbot sim.
 type simFlags struct {
@@ -103,19 +106,24 @@ func (f *simFlags) config(now time.Time) (sim.Config, error) {
 	return cfg, nil
 }
 
-// cmdSim runs the simulated exchange ("mmbot sim").
-func cmdSim(e *env, args []string) error {
-	return runSim(e, args, nil)
+// newSimCmd is "mmbot sim", the simulated exchange; ready, when not nil, is
+// called once the exchange serves (tests).
+func newSimCmd(e *env, ready func(*sim.Exchange, sim.URLs)) *cobra.Command {
+	var f simFlags
+	cmd := &cobra.Command{
+		Use:     "sim [flags]",
+		Short:   "run the simulated exchange on loopback",
+		Long:    simLong,
+		Example: simExample,
+		Args:    noArgs,
+	}
+	f.register(cmd.Flags())
+	cmd.RunE = func(*cobra.Command, []string) error { return serveSim(e, f, ready) }
+	return cmd
 }
 
-// runSim is cmdSim with a hook called once the exchange serves (tests).
-func runSim(e *env, args []string, ready func(*sim.Exchange, sim.URLs)) error {
-	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
-	var f simFlags
-	f.register(fs)
-	if help, err := parseFlags(e, fs, simUsage, args); help || err != nil {
-		return err
-	}
+// serveSim runs "mmbot sim" once its flags are parsed into f.
+func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	if f.accounts < 0 {
 		return usagef("--accounts %d: want 0 or more", f.accounts)
 	}

@@ -3,6 +3,7 @@
 // parts (exchange client, signer, state store, strategy, simulated exchange,
 // backtester) are wired together.
 //
-// Each subcommand lives in its own file (cmd_<name>.go); main.go only
-// dispatches.
+// Each subcommand lives in its own file (cmd_<name>.go) and is a cobra
+// command built by a function of the process environment; main.go builds
+// the tree, prints the help and maps errors to exit statuses.
 package main
