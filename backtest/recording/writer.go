@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync/atomic"
 	"time"
+
+	"github.com/mmbot/mmbot/internal/atomicfile"
 )
 
 // ErrOutOfOrder is returned when an event's Time is before the previous one's.
@@ -21,7 +23,7 @@ var ErrClosed = errors.New("writer closed")
 // Close commits it (temporary file, fsync, rename); Abort, an error, or a
 // crashed process leaves no file at the destination.
 type Writer struct {
-	af     *atomicFile
+	af     *atomicfile.File
 	cw     *countingWriter
 	bw     *bufio.Writer
 	gz     *gzip.Writer
@@ -62,7 +64,7 @@ func NewWriter(path string, opts ...WriterOption) (*Writer, error) {
 	if cfg.created.IsZero() {
 		cfg.created = time.Now()
 	}
-	af, err := createAtomic(path)
+	af, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return nil, err
 	}

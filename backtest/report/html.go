@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mmbot/mmbot/backtest/accounting"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/internal/atomicfile"
 )
 
 //go:embed report.html.tmpl
@@ -142,7 +142,7 @@ func SaveReports(dir string, r *accounting.Results) error {
 		{"series.csv", WriteCSV},
 		{"report.html", WriteHTML},
 	} {
-		err := recording.WriteFileAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, r) })
+		err := atomicfile.WriteFile(filepath.Join(dir, f.name), 0o644, func(w io.Writer) error { return f.write(w, r) })
 		if err != nil {
 			return fmt.Errorf("report %s: %w", f.name, err)
 		}

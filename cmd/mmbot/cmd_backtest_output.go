@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/mmbot/mmbot/backtest/accounting"
-	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/backtest/report"
 	"github.com/mmbot/mmbot/backtest/sweep"
+	"github.com/mmbot/mmbot/internal/atomicfile"
 )
 
 // writeBacktest prints one run's summary (or JSON) and writes the reports.
@@ -46,9 +46,9 @@ func writeSweep(w io.Writer, bf *backtestFlags, params []sweep.Param, rows []swe
 		if err := os.MkdirAll(bf.out, 0o755); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		err := recording.WriteFileAtomic(filepath.Join(bf.out, "sweep.csv"), func(w io.Writer) error { return report.WriteSweepCSV(w, keys, rows) })
+		err := atomicfile.WriteFile(filepath.Join(bf.out, "sweep.csv"), 0o644, func(w io.Writer) error { return report.WriteSweepCSV(w, keys, rows) })
 		if err == nil {
-			err = recording.WriteFileAtomic(filepath.Join(bf.out, "sweep.txt"), func(w io.Writer) error { return report.WriteSweepTable(w, keys, rows) })
+			err = atomicfile.WriteFile(filepath.Join(bf.out, "sweep.txt"), 0o644, func(w io.Writer) error { return report.WriteSweepTable(w, keys, rows) })
 		}
 		if err != nil {
 			return fmt.Errorf("sweep report: %w", err)

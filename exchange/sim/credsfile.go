@@ -3,8 +3,10 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/mmbot/mmbot/internal/atomicfile"
 )
 
 // CredentialsFile is the JSON written by WriteCredentialsFile (and
@@ -54,28 +56,11 @@ func WriteCredentialsFile(path string, f CredentialsFile) error {
 		return fmt.Errorf("sim: credentials file: %w", err)
 	}
 	b = append(b, '\n')
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".creds-*")
+	err = atomicfile.WriteFile(path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("sim: credentials file: %w", err)
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // no-op after the rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sim: credentials file: %w", err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sim: credentials file: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sim: credentials file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("sim: credentials file: %w", err)
-	}
-	if err := os.Rename(name, path); err != nil {
 		return fmt.Errorf("sim: credentials file: %w", err)
 	}
 	return nil

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/mmbot/mmbot/internal/atomicfile"
 )
 
 // Load reads a catalog from JSON (the shape Save writes), rejecting unknown
@@ -50,23 +51,7 @@ func SaveFile(path string, c *Catalog) error {
 	if err := Save(&buf, c); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".catalog-*")
-	if err != nil {
-		return fmt.Errorf("catalog: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("catalog: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("catalog: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("catalog: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, 0o644, func(w io.Writer) error { _, err := buf.WriteTo(w); return err }); err != nil {
 		return fmt.Errorf("catalog: %w", err)
 	}
 	return nil
