@@ -139,7 +139,7 @@ var rules = []rule{
 		why:      "backtest/replay drives the loop over the layers below it, and renders nothing",
 		applies:  []string{"./backtest/replay"},
 		direct:   true,
-		onlyOurs: []string{"./backtest/accounting", "./backtest/fillmodel", "./backtest/recording", "./exchange", "./strategy/...", "./risk", "./internal/..."},
+		onlyOurs: []string{"./backtest/accounting", "./backtest/fillmodel", "./backtest/recording", "./exchange", "./strategy/...", "./internal/..."},
 	},
 	{
 		why:     "backtest/internal holds test fixtures: only tests import it",
