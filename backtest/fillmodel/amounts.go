@@ -1,8 +1,8 @@
 package fillmodel
 
 import (
+	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -22,13 +22,12 @@ func OrderAmounts(so *exchange.SignedOrder) (price, size exchange.Fixed, err err
 		collateral, shares = taker, maker
 	}
 	// price = collateral / shares, in millionths, exactly.
-	hi, lo := bits.Mul64(uint64(collateral), exchange.FixedScale)
-	if hi >= uint64(shares) {
+	price, err = exchange.Fixed(collateral).Div(exchange.Fixed(shares), exchange.RoundExact)
+	switch {
+	case errors.Is(err, exchange.ErrInexact):
+		return 0, 0, fmt.Errorf("amounts maker %s taker %s: price is not exact in 6 decimals", so.MakerAmount, so.TakerAmount)
+	case err != nil || price > 1<<62:
 		return 0, 0, fmt.Errorf("amounts maker %s taker %s: price out of range", so.MakerAmount, so.TakerAmount)
 	}
-	q, rem := bits.Div64(hi, lo, uint64(shares))
-	if rem != 0 || q > 1<<62 {
-		return 0, 0, fmt.Errorf("amounts maker %s taker %s: price is not exact in 6 decimals", so.MakerAmount, so.TakerAmount)
-	}
-	return exchange.Fixed(q), exchange.Fixed(shares), nil
+	return price, exchange.Fixed(shares), nil
 }
