@@ -62,12 +62,17 @@ type Observer struct {
 	RateLimited func(endpoint string, retryAfter time.Duration)
 	// Retry is called before a read is retried.
 	Retry func(endpoint string, attempt int, delay time.Duration, err error)
+	// RedirectRefused is called for each redirect the client refused to
+	// follow (see RedirectError).
+	RedirectRefused func(err *RedirectError)
 }
 
 // Option configures a Client.
 type Option func(*Client) error
 
 // WithHTTPClient sets the HTTP client (default: one with a 30 s timeout).
+// The client uses a copy of it whose redirect policy is its own: no
+// redirect on an authenticated call, none to another host on a public read.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) error {
 		if hc == nil {
@@ -179,6 +184,7 @@ func NewClient(ep Endpoints, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
+	c.hc = withRedirectPolicy(c.hc)
 	lim, err := newLimiter(c.limits, c.clock.Now())
 	if err != nil {
 		return nil, err

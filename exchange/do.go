@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -112,7 +113,7 @@ func (c *Client) roundTrip(ctx context.Context, s *endpointSpec, target string, 
 	if cl.body != nil {
 		rd = bytes.NewReader(cl.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, s.method, target, rd)
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, endpointKey{}, redirectInfo{name: name, auth: s.auth}), s.method, target, rd)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("exchange: %s: building request: %w", name, err)
 	}
@@ -134,6 +135,13 @@ func (c *Client) roundTrip(ctx context.Context, s *endpointSpec, target string, 
 		c.observeDone(name, 0, start)
 		if ctx.Err() != nil {
 			return 0, nil, nil, fmt.Errorf("exchange: %s: %w", name, ctx.Err())
+		}
+		var re *RedirectError
+		if errors.As(err, &re) {
+			if c.obs.RedirectRefused != nil {
+				c.obs.RedirectRefused(re)
+			}
+			return 0, nil, nil, re // not a *netError: never retried
 		}
 		return 0, nil, nil, &netError{endpoint: name, err: err}
 	}

@@ -70,7 +70,7 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	if err != nil {
 		return err
 	}
-	client, err := newClient(cfg, exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}, l2, exchange.Observer{})
+	client, err := newClient(cfg, exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}, l2, (&observer{log: log}).clientObserver())
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}

@@ -82,7 +82,7 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 		return err
 	}
 	defer stopExchange()
-	obs := &observer{}
+	obs := &observer{log: log}
 	client, err := newClient(cfg, urls, nil, obs.clientObserver())
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)

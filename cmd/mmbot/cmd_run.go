@@ -134,7 +134,7 @@ func (d *daemon) run() error {
 	}
 	d.notify = notify
 	d.health = &metrics.Health{}
-	d.obs = &observer{}
+	d.obs = &observer{log: log}
 
 	// The exchange: embedded simulator or configured URLs.
 	urls, acct, stopExchange, err := endpoints(cfg)

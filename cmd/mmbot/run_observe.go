@@ -3,11 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -18,10 +21,14 @@ import (
 // observer turns the loop's cycle reports and the client's events into
 // metrics, and counts what the summary reports.
 type observer struct {
+	log     zerolog.Logger // warnings: refused redirects
 	m       *metrics.Metrics
 	buckets func(time.Time) []exchange.BucketSnapshot
 	got429  atomic.Int64
 	retries atomic.Int64
+	// redirects holds the endpoint and target host of each refused
+	// redirect already logged: one line each, however often it repeats.
+	redirects sync.Map
 }
 
 func (o *observer) clientObserver() exchange.Observer {
@@ -38,6 +45,23 @@ func (o *observer) clientObserver() exchange.Observer {
 				o.m.Retries.Inc()
 			}
 		},
+		RedirectRefused: o.redirectRefused,
+	}
+}
+
+// redirectRefused counts a refused redirect and logs the first one of each
+// endpoint and target host.
+func (o *observer) redirectRefused(re *exchange.RedirectError) {
+	if o.m != nil {
+		o.m.RedirectsRefused.WithLabelValues(re.Endpoint).Inc()
+	}
+	to := re.To
+	if u, err := url.Parse(re.To); err == nil {
+		to = u.Scheme + "://" + u.Host
+	}
+	if _, seen := o.redirects.LoadOrStore(re.Endpoint+" "+to, true); !seen {
+		o.log.Warn().Str("endpoint", re.Endpoint).Int("status", re.Status).Str("to", to).Str("why", re.Reason).
+			Msg("exchange answered with a redirect; not followed (logged once per endpoint and host; counted in mmbot_http_redirects_refused_total)")
 	}
 }
 

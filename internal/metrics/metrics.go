@@ -13,14 +13,17 @@ type Metrics struct {
 	Fills           prometheus.Counter
 	RateLimited     prometheus.Counter // 429 answers from the exchange
 	Retries         prometheus.Counter
-	TokensInUse     *prometheus.GaugeVec // label bucket: fraction of the bucket in use
-	Position        *prometheus.GaugeVec // labels market, outcome: shares
-	PnL             *prometheus.GaugeVec // label kind: realized, marked
-	KillSwitch      prometheus.Gauge     // 1 when tripped
-	KillSwitchTrips *prometheus.CounterVec
-	BookAgeSeconds  *prometheus.GaugeVec // label market
-	LiveOrders      prometheus.Gauge
-	Markets         prometheus.Gauge
+	// RedirectsRefused counts redirects the client refused to follow (any
+	// on an authenticated call, any to another host on a public read).
+	RedirectsRefused *prometheus.CounterVec // label endpoint
+	TokensInUse      *prometheus.GaugeVec   // label bucket: fraction of the bucket in use
+	Position         *prometheus.GaugeVec   // labels market, outcome: shares
+	PnL              *prometheus.GaugeVec   // label kind: realized, marked
+	KillSwitch       prometheus.Gauge       // 1 when tripped
+	KillSwitchTrips  *prometheus.CounterVec
+	BookAgeSeconds   *prometheus.GaugeVec // label market
+	LiveOrders       prometheus.Gauge
+	Markets          prometheus.Gauge
 }
 
 // New creates the collectors and registers them on reg.
@@ -37,6 +40,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		Fills:       prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_fills_total", Help: "Fills of our orders."}),
 		RateLimited: prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_http_429_total", Help: "Requests the exchange throttled (429). Should stay 0."}),
 		Retries:     prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_http_retries_total", Help: "Retried idempotent reads."}),
+		RedirectsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_http_redirects_refused_total",
+			Help: "Redirects refused: none is followed on an authenticated call, none to another host on a public read."}, []string{"endpoint"}),
 		TokensInUse: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_ratelimit_in_use_ratio",
 			Help: "Fraction of each client-side rate-limit bucket in use (0 = full bucket available)."}, []string{"bucket"}),
 		Position:   prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_position_shares", Help: "Position in shares per market and outcome."}, []string{"market", "outcome"}),
@@ -49,7 +54,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		Markets:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_markets", Help: "Markets being quoted."}),
 	}
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
-		m.RateLimited, m.Retries, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds,
+		m.RateLimited, m.Retries, m.RedirectsRefused, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds,
 		m.LiveOrders, m.Markets} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
