@@ -40,8 +40,9 @@ var allBuckets = [][]byte{
 	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions,
 }
 
-// SchemaVersion is the journal layout this binary writes.
-const SchemaVersion = 1
+// SchemaVersion is the journal layout this binary writes. Version 2 stores
+// no placement item's owner (the API key); version 1 did.
+const SchemaVersion = 2
 
 // maxKeyLen bounds hashes, exchange ids, fill ids and token ids, far below
 // bbolt's key limit.

@@ -54,6 +54,8 @@ func migrationFrom(v int) (func(*bolt.Tx) error, bool) {
 	switch v {
 	case 0:
 		return migrate0to1, true
+	case 1:
+		return migrate1to2, true
 	}
 	return nil, false
 }
@@ -107,4 +109,37 @@ func migrate0to1(btx *bolt.Tx) error {
 		}
 		return byXID.Put([]byte(o.ExchangeID), k)
 	})
+}
+
+// migrate1to2 removes the placement item's owner (the API key, which the
+// configuration treats as a secret) from every stored order.
+func migrate1to2(btx *bolt.Tx) error {
+	b := btx.Bucket(bucketOrders)
+	type rewrite struct{ k, v []byte }
+	var out []rewrite
+	err := b.ForEach(func(k, v []byte) error {
+		var o Order
+		if err := json.Unmarshal(v, &o); err != nil {
+			return fmt.Errorf("order %q: %w", k, err)
+		}
+		if o.Item.Owner == "" {
+			return nil
+		}
+		o.Item.Owner = ""
+		raw, err := json.Marshal(&o)
+		if err != nil {
+			return fmt.Errorf("order %q: encode: %w", k, err)
+		}
+		out = append(out, rewrite{append([]byte(nil), k...), raw})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range out { // a bucket may not be written while ForEach walks it
+		if err := b.Put(r.k, r.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }

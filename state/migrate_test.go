@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -83,7 +84,7 @@ func TestMigrateV0(t *testing.T) {
 		t.Fatalf("Open v0: %v", err)
 	}
 	checkOnCleanup(t, s)
-	if hasMeta, v := rawSchemaOf(t, s); !hasMeta || v != "1" {
+	if hasMeta, v := rawSchemaOf(t, s); !hasMeta || v != strconv.Itoa(SchemaVersion) {
 		t.Fatalf("after migration: meta %v version %q", hasMeta, v)
 	}
 	nf, err := s.NonFinalOrders()

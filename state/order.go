@@ -11,8 +11,9 @@ import (
 
 // Order is one journaled order. Hash (the EIP-712 order hash, as the signer
 // computed it) is the key; ExchangeID is the exchange's order id once an
-// answer has named it. Item is the full signed order exactly as sent, so a
-// restart never needs to re-sign or re-send: it reconciles by hash.
+// answer has named it. Item is the signed order as sent, so a restart never
+// needs to re-sign or re-send: it reconciles by hash. Its Owner (the API
+// key, a secret) is never stored: the journal holds no credential.
 //
 // Stored as JSON; decimals travel as strings, unset times are omitted.
 type Order struct {

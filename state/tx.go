@@ -86,7 +86,9 @@ func (tx *Tx) putOrder(prev, o *Order) error {
 			return err
 		}
 	}
-	raw, err := json.Marshal(o)
+	stored := *o
+	stored.Item.Owner = "" // the API key is a secret: never stored
+	raw, err := json.Marshal(&stored)
 	if err != nil {
 		return fmt.Errorf("order %s: encode: %w", o.Hash, err)
 	}
