@@ -118,17 +118,13 @@ func orderStateNames() string {
 	return strings.Join(names, ", ")
 }
 
-// writeOrdersJSON prints the records as a JSON array. The placement item's
-// owner field (the API key the order was placed under) is redacted: the
-// listing may be pasted into a bug report.
+// writeOrdersJSON prints the records as a JSON array. The journal holds no
+// API key (the placement item's owner is never stored, and older journals
+// lose it in the schema 2 migration), so the listing may be pasted into a
+// bug report.
 func writeOrdersJSON(w io.Writer, orders []state.Order) error {
 	if orders == nil {
 		orders = []state.Order{}
-	}
-	for i := range orders {
-		if orders[i].Item.Owner != "" {
-			orders[i].Item.Owner = "[redacted]"
-		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
