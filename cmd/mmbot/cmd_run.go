@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -168,8 +167,7 @@ func (d *daemon) run() error {
 
 	// Metrics.
 	if cfg.Metrics.Enabled {
-		reg := prometheus.NewRegistry()
-		m, err := metrics.New(reg)
+		reg, m, err := metrics.NewRegistry()
 		if err != nil {
 			return err
 		}
