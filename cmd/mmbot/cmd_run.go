@@ -172,6 +172,7 @@ func (d *daemon) run() error {
 			return err
 		}
 		d.obs.m = m
+		m.LastCycle.Set(unixSeconds(d.start)) // until the first cycle: "no completed cycle since the start"
 		addr, stopMetrics, err := metrics.Serve(sigCtx, cfg.Metrics.Listen, cfg.Metrics.AllowPublic, metrics.Handler(reg, d.health))
 		if err != nil {
 			return err
@@ -212,6 +213,7 @@ func (d *daemon) run() error {
 	if err != nil {
 		return fmt.Errorf("risk: %w", err)
 	}
+	d.obs.watchRisk(d.kill, &cfg.Risk)
 	cp, err := parseCrashpoint(e.getenv(crashpointEnv)) // a test hook; unset wraps nothing
 	if err != nil {
 		return err

@@ -81,6 +81,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		MarkoutShares: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_markout_shares_total",
 			Help: "Shares filled whose markout at horizon was measured."}, []string{"horizon"}),
 	}
+	// The two statuses exist from the start, at 0, so that the first 401
+	// is an increase (a series born at 1 has none).
+	m.AuthFailures.WithLabelValues("401")
+	m.AuthFailures.WithLabelValues("403")
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
 		m.RateLimited, m.Retries, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds,
 		m.LiveOrders, m.Markets, m.CycleErrors, m.LastCycle, m.AuthFailures, m.RateCap, m.RateAdmitted, m.Drawdown,
