@@ -234,6 +234,24 @@ func (k *KillSwitch) OnPnL(pnl decimal.Decimal, now time.Time) {
 	}
 }
 
+// Losses are how far the last PnL seen (OnPnL) is below the baselines of
+// the three PnL triggers, in collateral; each is zero when the PnL is at or
+// above its baseline, and zero before the first OnPnL.
+type Losses struct {
+	Session  decimal.Decimal // below the session start (moved by Reset): MaxSessionLoss
+	Daily    decimal.Decimal // below the start of the UTC day (moved by Reset): MaxDailyLoss
+	Drawdown decimal.Decimal // below the high-water mark (moved by Reset): MaxDrawdown
+}
+
+// Losses returns the figures the PnL triggers compare with their limits,
+// for metrics: an operator sees how close a trip is.
+func (k *KillSwitch) Losses() Losses {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	loss := func(base exchange.Fixed) decimal.Decimal { return max(base-k.last, 0).Decimal() }
+	return Losses{Session: loss(k.base), Daily: loss(k.dayBase), Drawdown: loss(k.peak)}
+}
+
 // OnBookAge records the age of a market's book at now (how long since the
 // exchange's timestamp on it).
 func (k *KillSwitch) OnBookAge(market string, age time.Duration, now time.Time) {

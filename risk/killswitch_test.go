@@ -148,6 +148,28 @@ func TestKillSwitchBookAndSkew(t *testing.T) {
 	}
 }
 
+func TestKillSwitchLosses(t *testing.T) {
+	k := newKS(t, KillConfig{MaxDrawdown: d("1000")})
+	want := func(session, daily, drawdown string) {
+		t.Helper()
+		l := k.Losses()
+		if !l.Session.Equal(d(session)) || !l.Daily.Equal(d(daily)) || !l.Drawdown.Equal(d(drawdown)) {
+			t.Fatalf("losses = session %s daily %s drawdown %s, want %s %s %s", l.Session, l.Daily, l.Drawdown, session, daily, drawdown)
+		}
+	}
+	want("0", "0", "0")
+	k.OnPnL(d("50"), t0)
+	want("0", "0", "0") // above every baseline
+	k.OnPnL(d("-20.5"), t0.Add(time.Second))
+	want("20.5", "20.5", "70.5")
+	k.OnPnL(d("-10"), t0.Add(24*time.Hour)) // a new UTC day starts from the last PnL, -20.5
+	want("10", "0", "60")
+	k.Reset("alice") // every baseline moves to -10
+	want("0", "0", "0")
+	k.OnPnL(d("-15"), t0.Add(25*time.Hour))
+	want("5", "5", "5")
+}
+
 func TestKillSwitchResetAndHalt(t *testing.T) {
 	k := newKS(t, KillConfig{MaxSessionLoss: d("100"), MaxConsecutiveErrors: 2})
 	k.OnPnL(d("-150"), t0)

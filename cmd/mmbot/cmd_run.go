@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -168,12 +167,12 @@ func (d *daemon) run() error {
 
 	// Metrics.
 	if cfg.Metrics.Enabled {
-		reg := prometheus.NewRegistry()
-		m, err := metrics.New(reg)
+		reg, m, err := metrics.NewRegistry()
 		if err != nil {
 			return err
 		}
 		d.obs.m = m
+		m.LastCycle.Set(unixSeconds(d.start)) // until the first cycle: "no completed cycle since the start"
 		addr, stopMetrics, err := metrics.Serve(sigCtx, cfg.Metrics.Listen, cfg.Metrics.AllowPublic, metrics.Handler(reg, d.health))
 		if err != nil {
 			return err
@@ -214,6 +213,7 @@ func (d *daemon) run() error {
 	if err != nil {
 		return fmt.Errorf("risk: %w", err)
 	}
+	d.obs.watchRisk(d.kill, &cfg.Risk)
 	cp, err := parseCrashpoint(e.getenv(crashpointEnv)) // a test hook; unset wraps nothing
 	if err != nil {
 		return err

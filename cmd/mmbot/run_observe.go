@@ -15,6 +15,7 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/internal/metrics"
+	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
@@ -29,6 +30,13 @@ type observer struct {
 	// redirects holds the endpoint and target host of each refused
 	// redirect already logged: one line each, however often it repeats.
 	redirects sync.Map
+
+	// Read and written by OnCycle only (run_metrics.go).
+	kill          *risk.KillSwitch // nil: no trips or drawdown to report
+	dailyDrawdown bool             // risk.drawdown_window = "day"
+	lastTrip      time.Time        // when the last trip counted happened
+	admitted      map[string]uint64
+	markouts      markouts
 }
 
 func (o *observer) clientObserver() exchange.Observer {
@@ -45,6 +53,7 @@ func (o *observer) clientObserver() exchange.Observer {
 				o.m.Retries.Inc()
 			}
 		},
+		RequestDone:     o.requestDone,
 		RedirectRefused: o.redirectRefused,
 	}
 }
@@ -71,6 +80,7 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 		return
 	}
 	m.CycleSeconds.Observe(r.Duration.Seconds())
+	observeCycleEnd(m, r)
 	m.OrdersPlaced.Add(float64(r.Placed))
 	m.OrdersCancelled.Add(float64(r.Cancelled))
 	m.Fills.Add(float64(r.Fills))
@@ -90,17 +100,11 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 	for _, ms := range st.Markets {
 		m.Position.WithLabelValues(ms.ConditionID, "yes").Set(ms.Position[0].InexactFloat64())
 		m.Position.WithLabelValues(ms.ConditionID, "no").Set(ms.Position[1].InexactFloat64())
-		m.BookAgeSeconds.WithLabelValues(ms.ConditionID).Set(ms.BookAge.Seconds())
 	}
-	if o.buckets != nil {
-		for _, b := range o.buckets(st.Time) {
-			inUse := 0.0
-			if b.Burst > 0 {
-				inUse = 1 - b.Tokens/float64(b.Burst)
-			}
-			m.TokensInUse.WithLabelValues(b.Name).Set(inUse)
-		}
-	}
+	observeBookAges(m, st)
+	o.observeBuckets(m, st.Time)
+	o.observeKill(m)
+	o.observeMarkouts(m, r)
 }
 
 // printStatus writes the live status table: one row per market, then the

@@ -1,6 +1,9 @@
 // Package metrics holds the daemon's Prometheus metrics on a registry that
 // the caller passes in (never the global one), and serves them together with
 // /healthz and /readyz on an address that is loopback by default.
+// NewRegistry builds the daemon's whole registry (its metrics plus the
+// process's and the Go runtime's); the dashboard and alert rules in
+// configs/monitoring use only names it registers, which a test checks.
 //
 // Health: /healthz answers 200 while the process runs. Readiness: /readyz
 // answers 200 only after the journal has been reconciled with the exchange

@@ -32,6 +32,36 @@ func TestRegisterOnOwnRegistry(t *testing.T) {
 	}
 }
 
+func TestNewRegistry(t *testing.T) {
+	reg, m, err := NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.LastCycle.Set(1.7e9)
+	m.AuthFailures.WithLabelValues("401").Inc()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, f := range fams {
+		got[f.GetName()] = true
+	}
+	for _, name := range []string{"mmbot_cycle_last_success_timestamp_seconds", "mmbot_http_auth_failures_total",
+		"go_goroutines", "process_start_time_seconds", "process_resident_memory_bytes"} {
+		if !got[name] {
+			t.Errorf("the daemon's registry has no %s", name)
+		}
+	}
+	if got := testutil.ToFloat64(m.AuthFailures.WithLabelValues("401")); got != 1 {
+		t.Errorf("auth failures 401 = %v", got)
+	}
+	// Each call makes its own registry: nothing is global.
+	if _, _, err := NewRegistry(); err != nil {
+		t.Fatalf("a second registry: %v", err)
+	}
+}
+
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(url)

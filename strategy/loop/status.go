@@ -4,6 +4,9 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // Tally is the loop's running totals since it started.
@@ -65,8 +68,19 @@ type CycleReport struct {
 	Placed    int
 	Cancelled int
 	Fills     int
+	Filled    []Fill   // the fills counted in Fills, in the order they were booked
 	Rejected  []string // reasons, one per refused order (risk reasons and "exchange")
 	Status    *Status
+}
+
+// Fill is one fill of one of our orders as an observer sees it (the daemon
+// measures markouts from it).
+type Fill struct {
+	ConditionID string
+	Outcome     strategy.Outcome
+	Side        exchange.Side
+	Price, Size decimal.Decimal
+	Time        time.Time // when the loop found it: the loop reads orders, so at or after the trade
 }
 
 // Observer hears about every cycle; the daemon turns reports into metrics.
