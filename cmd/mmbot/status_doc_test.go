@@ -52,6 +52,8 @@ func statusFixture() statusInput {
 			{ConditionID: "0x" + strings.Repeat("cd", 32), Position: [2]decimal.Decimal{d("0"), d("0")},
 				Stopped: "book unavailable: exchange: not found", LastError: "book unavailable: exchange: not found", LastErrorAt: statusNow.Add(-25 * time.Second),
 				RealizedPnL: d("0"), MarkedPnL: d("0"), AtRisk: d("0"), OrdersAtRisk: d("0")},
+			{ConditionID: "0x" + strings.Repeat("ef", 32), Slug: "quiet", Fair: 0.25, HasFair: true, Position: [2]decimal.Decimal{d("0"), d("0")},
+				RealizedPnL: d("0"), MarkedPnL: d("0"), AtRisk: d("0"), OrdersAtRisk: d("0"), BookAge: 200 * time.Millisecond},
 		},
 	}
 	buckets := []exchange.BucketSnapshot{
@@ -138,6 +140,11 @@ func TestStatusDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "status", "table.txt"), table.Bytes(), *updateStatus)
+	for _, line := range strings.Split(table.String(), "\n") {
+		if strings.HasSuffix(line, " ") {
+			t.Errorf("table line ends in spaces: %q", line)
+		}
+	}
 
 	// Before the loop exists (the listener starts first): no market, no cycle.
 	early := statusInput{Now: statusNow, Started: statusNow, NotReady: "starting", DryRun: true}

@@ -29,7 +29,8 @@ func writeStatusTable(w io.Writer, d *statusDoc, loc *time.Location) error {
 		secondsDuration(d.UptimeSeconds).Round(time.Second), strings.ReplaceAll(d.Mode, "_", "-"), ready, d.PID,
 		d.Cycles, d.CycleErrors, secondsDuration(d.LastCycleSeconds))
 
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	var rows strings.Builder
+	tw := tabwriter.NewWriter(&rows, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MARKET\tFAIR\tBID\tASK\tYES\tNO\tNET\tOPEN\tREALIZED\tMARKED\tCOLLATERAL\tBOOK AGE\tNOTE")
 	for i := range d.Markets {
 		m := &d.Markets[i]
@@ -43,6 +44,11 @@ func writeStatusTable(w io.Writer, d *statusDoc, loc *time.Location) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, line := range strings.SplitAfter(rows.String(), "\n") {
+		if line != "" {
+			b.WriteString(strings.TrimRight(line, " \n") + "\n") // no padding after an empty NOTE
+		}
 	}
 	if len(d.Markets) == 0 {
 		b.WriteString("(no market yet)\n")
