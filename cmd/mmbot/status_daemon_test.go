@@ -386,7 +386,7 @@ func TestStatusKillSwitch(t *testing.T) {
 	waitFor(t, 10*time.Second, "the status to say ready again", func() bool { d = statusOf(t, "--addr", addr); return d.Ready })
 	k = d.KillSwitch
 	if k.Tripped || k.Reason != "" || k.Since != nil || k.LastReset == nil || k.LastReset.By != "SIGUSR1" ||
-		k.LastReset.ClearedReason != "consecutive_errors" || k.LastReset.ClearedSince.Before(start.Add(-time.Second)) {
+		k.LastReset.ClearedReason != "consecutive_errors" || k.LastReset.ClearedSince == nil || k.LastReset.ClearedSince.Before(start.Add(-time.Second)) {
 		t.Errorf("kill switch after SIGUSR1: %+v (last reset %+v)", k, k.LastReset)
 	}
 	if _, table, _ := runCLI(t, nil, "status", "--addr", addr, "--table"); !strings.Contains(table, "\nkill switch: armed (last reset by SIGUSR1, cleared consecutive_errors)\n") {

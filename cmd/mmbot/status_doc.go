@@ -59,10 +59,10 @@ type killDoc struct {
 }
 
 type resetDoc struct {
-	By            string    `json:"by"`
-	ClearedReason string    `json:"cleared_reason"`
-	ClearedDetail string    `json:"cleared_detail"`
-	ClearedSince  time.Time `json:"cleared_since"`
+	By            string     `json:"by"`
+	ClearedReason string     `json:"cleared_reason"`
+	ClearedDetail string     `json:"cleared_detail"`
+	ClearedSince  *time.Time `json:"cleared_since"`
 }
 
 type ratesDoc struct {
@@ -260,9 +260,10 @@ func killDocOf(k killState) killDoc {
 		kd.Since = &at
 	}
 	if k.ResetBy != "" {
-		kd.LastReset = &resetDoc{By: k.ResetBy, ClearedDetail: k.Cleared.Detail, ClearedSince: k.Cleared.At.UTC()}
-		if k.Cleared.Reason != 0 {
-			kd.LastReset.ClearedReason = k.Cleared.Reason.String()
+		kd.LastReset = &resetDoc{By: k.ResetBy, ClearedDetail: k.Cleared.Detail}
+		if k.Cleared.Reason != 0 { // else the reset found it armed
+			at := k.Cleared.At.UTC()
+			kd.LastReset.ClearedReason, kd.LastReset.ClearedSince = k.Cleared.Reason.String(), &at
 		}
 	}
 	return kd

@@ -115,8 +115,13 @@ func TestStatusDocument(t *testing.T) {
 		t.Errorf("collateral %+v, want the markets' sum and the limit", doc.Collateral)
 	}
 	k := doc.KillSwitch
-	if !k.Tripped || k.Reason != "consecutive_errors" || k.Since == nil || k.LastReset == nil || k.LastReset.ClearedReason != "stale_book" {
-		t.Errorf("kill switch %+v", k)
+	if !k.Tripped || k.Reason != "consecutive_errors" || k.Since == nil || k.LastReset == nil || k.LastReset.ClearedReason != "stale_book" ||
+		k.LastReset.ClearedSince == nil || !k.LastReset.ClearedSince.Equal(statusNow.Add(-25*time.Second)) {
+		t.Errorf("kill switch %+v (last reset %+v)", k, k.LastReset)
+	}
+	// A reset of an armed switch cleared nothing: no reason, no time.
+	if r := killDocOf(killState{ResetBy: "SIGUSR1"}).LastReset; r == nil || r.By != "SIGUSR1" || r.ClearedReason != "" || r.ClearedSince != nil {
+		t.Errorf("reset of an armed switch: %+v", r)
 	}
 	// 14 orders now, 9 at the newest sample 10 s or more ago: 5 in 10 s;
 	// the sustained window (10 min) reaches back to the first sample, 30 s ago.
