@@ -29,6 +29,11 @@ type LoadOptions struct {
 	// Flags is a parsed flag set on which RegisterFlags was called. Nil:
 	// no flags.
 	Flags *pflag.FlagSet
+	// SkipValidate decodes the layers (unknown keys and values that do not
+	// decode are still errors) but does not run Config.Validate: for a
+	// command that reads a few keys of a configuration written for
+	// `mmbot run` (mmbot status reads metrics.*) and checks those itself.
+	SkipValidate bool
 }
 
 // Flag names that RegisterFlags defines.
@@ -94,6 +99,9 @@ func loadValidated(path string, fileLayer *koanf.Koanf, opts LoadOptions) (*Conf
 	cfg, err := load(path, fileLayer, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.SkipValidate {
+		return cfg, nil
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -54,6 +54,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"markets", "Lists the order-book API's markets"},
 		{"orders", "Lists the orders in the state journal"},
 		{"cancel-all", "Cancels every live order the state journal owns"},
+		{"status", "Asks the running daemon for its status"},
 		{"order", "Signs one order"},
 		{"order sign", "Prints the POST /orders item"},
 		{"order verify", "Reads a POST /orders item"},
@@ -112,7 +113,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "cancel-all", "order", "version", "completion"} {
+	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}
@@ -270,7 +271,7 @@ func TestCompletion(t *testing.T) {
 		return w
 	}
 	cmds := strings.Join(words(""), " ")
-	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "cancel-all", "order", "version", "completion", "help"} {
+	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion", "help"} {
 		if !strings.Contains(" "+cmds+" ", " "+name+" ") {
 			t.Errorf("completing a command: %q lacks %s", cmds, name)
 		}

@@ -117,6 +117,7 @@ type daemon struct {
 	loop   *loop.Loop
 	kill   *risk.KillSwitch
 	health *metrics.Health
+	status *statusSource
 	notify *sdnotify.Notifier
 	start  time.Time
 }
@@ -163,6 +164,7 @@ func (d *daemon) run() error {
 		return fmt.Errorf("exchange client: %w", err)
 	}
 	d.obs.buckets = d.client.Buckets
+	d.status = newStatusSource(time.Now(), d.flags.dryRun, d.health, d.obs, d.client.Buckets, cfg.Risk.MaxCollateralAtRisk)
 	log.Info().Str("address", sgn.Address()).Str("maker", sgn.Maker()).Int("signature_type", acct.sigType).Msg("account")
 
 	// Metrics.
@@ -173,12 +175,12 @@ func (d *daemon) run() error {
 		}
 		d.obs.m = m
 		m.LastCycle.Set(unixSeconds(d.start)) // until the first cycle: "no completed cycle since the start"
-		addr, stopMetrics, err := metrics.Serve(sigCtx, cfg.Metrics.Listen, cfg.Metrics.AllowPublic, metrics.Handler(reg, d.health))
+		addr, stopMetrics, err := metrics.Serve(sigCtx, cfg.Metrics.Listen, cfg.Metrics.AllowPublic, metrics.Handler(reg, d.health, d.status.route()))
 		if err != nil {
 			return err
 		}
 		defer stopMetrics()
-		log.Info().Str("listen", "http://"+addr.String()).Msg("metrics, /healthz and /readyz")
+		log.Info().Str("listen", "http://"+addr.String()).Str("status", "mmbot status --addr "+addr.String()).Msg("metrics, /healthz and /readyz")
 	}
 
 	markets, err := selectMarkets(sigCtx, d.client, &cfg.Markets)
@@ -214,6 +216,7 @@ func (d *daemon) run() error {
 		return fmt.Errorf("risk: %w", err)
 	}
 	d.obs.watchRisk(d.kill, &cfg.Risk)
+	d.status.kill.Store(d.kill)
 	cp, err := parseCrashpoint(e.getenv(crashpointEnv)) // a test hook; unset wraps nothing
 	if err != nil {
 		return err
@@ -227,6 +230,7 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
+	d.status.loop.Store(d.loop)
 
 	_ = notify.Status("reconciling the journal with the exchange")
 	if err := d.loop.Start(sigCtx); err != nil {
@@ -267,6 +271,7 @@ func (d *daemon) run() error {
 // complete, readiness follows the kill switch.
 func (d *daemon) onCycle(err error) {
 	st := d.loop.Status()
+	d.status.sample(time.Now())
 	if err == nil {
 		_ = d.notify.Watchdog()
 	}
@@ -326,11 +331,12 @@ func (d *daemon) reloadParams() {
 		d.log.Error().Err(err).Msg("SIGHUP: new strategy parameters rejected; keeping the old ones")
 		return
 	}
+	d.status.setLimit(cfg.Risk.MaxCollateralAtRisk)
 	d.log.Info().Msg("SIGHUP: strategy parameters will apply from the next cycle")
 }
 
 // showStatus prints the status table every 5 seconds on stdout when it is
-// a terminal (or --status on).
+// a terminal (or --status on): the table of `mmbot status`.
 func (d *daemon) showStatus(ctx context.Context) func() {
 	on := d.flags.status == "on" || (d.flags.status == "auto" && isTerminal(d.e.stdout))
 	if !on {
@@ -349,7 +355,9 @@ func (d *daemon) showStatus(ctx context.Context) func() {
 			case <-done:
 				return
 			case <-t.C:
-				printStatus(d.e.stdout, d.loop.Status(), time.Since(d.start), d.client.Limits(), d.obs.got429.Load())
+				doc := d.status.doc(time.Now())
+				fmt.Fprintln(d.e.stdout)
+				_ = writeStatusTable(d.e.stdout, &doc, time.Local)
 			}
 		}
 	}()

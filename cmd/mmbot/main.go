@@ -101,6 +101,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newSimCmd(e, nil),
 		newMarketsCmd(e),
 		newOrdersCmd(e, time.Now),
+		newStatusCmd(e),
 		newCancelAllCmd(e),
 		newOrderCmd(e),
 		newVersionCmd(e),

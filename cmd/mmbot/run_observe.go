@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -105,51 +102,6 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 	o.observeBuckets(m, st.Time)
 	o.observeKill(m)
 	o.observeMarkouts(m, r)
-}
-
-// printStatus writes the live status table: one row per market, then the
-// totals and the order rate against the POST /order sustained cap.
-func printStatus(w io.Writer, st loop.Status, elapsed time.Duration, limits exchange.Limits, got429 int64) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\n%s  up %s  markets %d  live orders %d\n", st.Time.Format("15:04:05"), elapsed.Round(time.Second), len(st.Markets), st.LiveOrders)
-	fmt.Fprintln(tw, "MARKET\tFAIR\tOUR BID\tOUR ASK\tPOS YES\tPOS NO\tOPEN\tBOOK AGE\tNOTE")
-	for _, m := range st.Markets {
-		fair := "-"
-		if m.HasFair {
-			fair = fmt.Sprintf("%.4f", m.Fair)
-		}
-		note := ""
-		switch {
-		case m.Stopped != "":
-			note = "stopped: " + m.Stopped
-		case m.Stale:
-			note = "stale book"
-		}
-		name := m.Slug
-		if name == "" {
-			name = shortID(m.ConditionID)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", trunc(name, 28), fair, decOrDash(m.BestBid), decOrDash(m.BestAsk),
-			m.Position[0].String(), m.Position[1].String(), m.Open, m.BookAge.Round(time.Millisecond), note)
-	}
-	t := st.Tally
-	secs := max(elapsed.Seconds(), 1)
-	cap := limits.PostOrderSustained
-	capRate := float64(cap.Requests) / max(cap.Window.Seconds(), 1)
-	fmt.Fprintf(tw, "fills %d  volume %s  pnl %s (realized %s)  orders %d (%.1f/s of %.0f/s cap)  cancels %d  rejected %d  429s %d\n",
-		t.Fills, t.Volume.StringFixed(2), signed(t.MarkedPnL), signed(t.RealizedPnL), t.Placed, float64(t.Placed)/secs, capRate,
-		t.Cancelled, t.Rejected+t.PlaceFailed, got429)
-	if st.Tripped {
-		fmt.Fprintf(tw, "KILL SWITCH TRIPPED: %s (quoting stopped; reset with SIGHUP after fixing the cause)\n", st.TripReason)
-	}
-	_ = tw.Flush()
-}
-
-func decOrDash(d decimal.Decimal) string {
-	if d.IsZero() {
-		return "-"
-	}
-	return d.String()
 }
 
 func signed(d decimal.Decimal) string {

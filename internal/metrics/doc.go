@@ -8,4 +8,8 @@
 // Health: /healthz answers 200 while the process runs. Readiness: /readyz
 // answers 200 only after the journal has been reconciled with the exchange
 // and while the kill switch is not tripped; otherwise 503 with the reason.
+//
+// More paths are passed in as Routes (the daemon's /status document, served
+// by JSON from a function that cmd/mmbot supplies), so this package stays a
+// leaf that knows nothing of the strategy.
 package metrics

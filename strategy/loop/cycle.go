@@ -148,6 +148,7 @@ func (l *Loop) isolateBooks(ctx context.Context, tokens []string, now time.Time)
 		if err != nil {
 			if errors.Is(err, exchange.ErrNotFound) || errors.Is(err, exchange.ErrBadRequest) {
 				mr.stopped = "book unavailable: " + err.Error()
+				l.noteErr(ref.market, mr.stopped)
 				l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("market closed or unknown: cancelling its orders and no longer quoting it")
 			}
 			continue
@@ -202,7 +203,7 @@ func (l *Loop) feedKill(now time.Time) {
 	mark := l.markFunc()
 	l.acct.init(l.pos, mark)
 	l.tally.MarkedPnL = l.acct.marked(l.pos, mark)
-	l.tally.RealizedPnL = l.acct.realized
+	l.tally.RealizedPnL = l.acct.totalRealized()
 	if l.cfg.Kill == nil {
 		return
 	}

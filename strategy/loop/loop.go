@@ -81,22 +81,24 @@ func (c *Config) setDefaults() error {
 
 // marketRun is one market's running state.
 type marketRun struct {
-	m        strategy.Market
-	st       *strategy.MarketState
-	q        *strategy.Quoter
-	books    [2]strategy.TokenBook
-	hasBook  [2]bool
-	trades   []strategy.TradePrint
-	lastTape time.Time
-	lastFill [2][2]time.Time
-	stopped  string // why the market is no longer quoted; empty while it is
-	stale    bool
-	fair     float64
-	hasFair  bool
-	snap     strategy.Snapshot
-	open     []*liveOrder
-	res      strategy.PassResult
-	need     float64
+	m         strategy.Market
+	st        *strategy.MarketState
+	q         *strategy.Quoter
+	books     [2]strategy.TokenBook
+	hasBook   [2]bool
+	trades    []strategy.TradePrint
+	lastTape  time.Time
+	lastFill  [2][2]time.Time
+	stopped   string    // why the market is no longer quoted; empty while it is
+	lastErr   string    // the last error met on the market
+	lastErrAt time.Time // when
+	stale     bool
+	fair      float64
+	hasFair   bool
+	snap      strategy.Snapshot
+	open      []*liveOrder
+	res       strategy.PassResult
+	need      float64
 }
 
 // liveOrder is a non-final order the loop tracks.
@@ -130,6 +132,9 @@ type Loop struct {
 	status  Status
 
 	halted bool // the kill switch's cancel-all has been done
+
+	lastErr   string    // the last failed cycle's error
+	lastErrAt time.Time // when
 }
 
 type tokenRef struct {

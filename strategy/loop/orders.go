@@ -124,6 +124,7 @@ func (l *Loop) readOrder(ctx context.Context, lo *liveOrder, now time.Time, batc
 	if err != nil {
 		if !errors.Is(err, exchange.ErrNotFound) {
 			l.log.Debug().Str("order", short(lo.Hash)).Err(err).Msg("order read failed")
+			l.noteErr(lo.market, "reading "+short(lo.Hash)+" failed: "+err.Error())
 			return
 		}
 		switch {

@@ -42,6 +42,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), subTotals(sum, totals[i]))
 		if err != nil {
 			l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("planning failed")
+			l.noteErr(i, "planning: "+err.Error())
 			continue
 		}
 		mr.res, mr.need = res, needOf(&res)
@@ -137,6 +138,7 @@ func (l *Loop) sign(places []placement, rep *CycleReport) []Intent {
 		item, hash, err := l.signer.SignOrder(&mr.m, &p.order, l.cfg.OrderType)
 		if err != nil {
 			l.log.Error().Str("market", mr.m.ConditionID).Err(err).Msg("cannot sign order")
+			l.noteErr(p.market, "signing an order: "+err.Error())
 			rep.Rejected = append(rep.Rejected, "sign")
 			continue
 		}

@@ -43,6 +43,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 			l.orderResult(false)
 			l.tally.CancelFailed++
 			l.log.Warn().Str("order", short(lo.Hash)).Err(err).Msg("cancel failed")
+			l.noteErr(lo.market, "cancel of "+short(lo.Hash)+" failed: "+err.Error())
 			continue
 		}
 		l.orderResult(true)
@@ -69,6 +70,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 		miss(lo)
 		why := res.NotCanceled[id]
 		l.log.Info().Str("order", short(lo.Hash)).Str("reason", why).Msg("exchange did not cancel the order; reading it")
+		l.noteErr(lo.market, "exchange did not cancel "+short(lo.Hash)+": "+why)
 		lo.suspect = true
 	}
 	return unconfirmed
@@ -102,6 +104,11 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 		if err != nil {
 			l.orderResult(false)
 			l.log.Warn().Int("orders", len(chunk)).Err(err).Msg("placing a batch failed; its orders will be reconciled by hash")
+			for i := range chunk {
+				if lo := l.orders[chunk[i].Hash]; lo != nil {
+					l.noteErr(lo.market, "placing a batch failed: "+err.Error())
+				}
+			}
 			continue
 		}
 		for i := range chunk {
@@ -119,6 +126,7 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 				l.tally.PlaceFailed++
 				rep.Rejected = append(rep.Rejected, "exchange")
 				l.log.Warn().Str("order", short(lo.Hash)).Str("error", r.ErrorMsg).Msg("exchange refused the order")
+				l.noteErr(lo.market, "exchange refused "+short(lo.Hash)+": "+r.ErrorMsg)
 				l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: r.OrderID, State: JFailed, Err: r.ErrorMsg}, batch)
 				continue
 			}
