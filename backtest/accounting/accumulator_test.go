@@ -36,6 +36,34 @@ func TestAccumulatorShortAndFlip(t *testing.T) {
 	}
 }
 
+// A position whose average price has no finite decimal form realizes in
+// base units, and closing it realizes exactly proceeds minus cost: the
+// journal's rule (state.Position), so that the live report and a backtest
+// book the same PnL.
+func TestAccumulatorRealizedExact(t *testing.T) {
+	acc := NewAccumulator(AccumulatorConfig{})
+	a := acc.Token("X")
+	fill := func(at float64, side exchange.Side, price, size string) {
+		a.OnFill(fillmodel.Fill{OrderID: "o", Side: side, Price: fixture.Fx(t, price), Size: fixture.Fx(t, size), Time: fixture.Sec(at)})
+	}
+	fill(1, exchange.Buy, "0.10", "1")  // basis 0.10
+	fill(2, exchange.Buy, "0.20", "2")  // basis 0.50 for 3 shares: 0.1666… each
+	fill(3, exchange.Sell, "0.30", "1") // releases 0.5/3 = 0.166667: realizes 0.133333
+	r1 := a.summary().Realized
+	fill(4, exchange.Sell, "0.30", "2") // releases the rest, 0.333333: realizes 0.266667
+	r, err := acc.Finish(fixture.Sec(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r1.Equal(fixture.Dec("0.133333")) {
+		t.Errorf("realized after the first sale %s, want 0.133333", r1)
+	}
+	// 0.9 proceeds − 0.5 cost, not 0.3999999999999999.
+	if !r.Total.Realized.Equal(fixture.Dec("0.4")) || !r.Total.PnL.Equal(fixture.Dec("0.4")) {
+		t.Errorf("realized %s pnl %s, want 0.4", r.Total.Realized, r.Total.PnL)
+	}
+}
+
 func TestStats(t *testing.T) {
 	ann := annualisation(time.Minute)
 	if math.Abs(ann-math.Sqrt(525600)) > 1e-9 {

@@ -127,15 +127,13 @@ func (t *TokenAcc) OnFill(f fillmodel.Fill) {
 	// (price − average cost) on the closed part.
 	if !t.pos.IsZero() && t.pos.Sign() != signed.Sign() {
 		closed := decimal.Min(size, t.pos.Abs())
-		avg := t.basis.Div(t.pos) // average cost per share
-		closedBasis := avg.Mul(closed)
-		if t.pos.IsPositive() {
-			t.sum.Realized = t.sum.Realized.Add(price.Mul(closed).Sub(closedBasis))
-			t.basis = t.basis.Sub(closedBasis)
-		} else {
-			t.sum.Realized = t.sum.Realized.Add(closedBasis.Sub(price.Mul(closed)))
-			t.basis = t.basis.Add(closedBasis)
+		released := releasedBasis(t.basis, t.pos.Abs(), closed)
+		value := price.Mul(closed) // what the closed shares fetched (long) or cost to buy back (short)
+		if t.pos.IsNegative() {
+			value = value.Neg()
 		}
+		t.sum.Realized = t.sum.Realized.Add(value.Sub(released))
+		t.basis = t.basis.Sub(released)
 		if rest := size.Sub(closed); rest.IsPositive() {
 			// The fill flips the position: the rest opens a new one.
 			t.basis = price.Mul(rest)
@@ -201,6 +199,24 @@ func (t *TokenAcc) OnResolve(at time.Time, payout decimal.Decimal) {
 	if p, err := exchange.FixedFromDecimal(payout); err == nil {
 		t.payout2 = 2 * p
 	}
+}
+
+// releasedBasis is the part of basis (the signed cost of held shares) that
+// closing closed of them releases: basis × closed / held, rounded half away
+// from zero to the collateral's base unit (exchange.FixedDecimals places);
+// closing all of them releases all of basis. This is the order journal's
+// rule (state.Position), so the backtest and the journal book the same
+// realized PnL, and a round trip realizes exactly its proceeds minus its
+// cost whatever the average price.
+func releasedBasis(basis, held, closed decimal.Decimal) decimal.Decimal {
+	if closed.Equal(held) {
+		return basis
+	}
+	r := basis.Mul(closed).DivRound(held, exchange.FixedDecimals)
+	if r.Abs().GreaterThan(basis.Abs()) { // a basis below one base unit
+		return basis
+	}
+	return r
 }
 
 func sideSign(s exchange.Side) decimal.Decimal {
