@@ -30,7 +30,8 @@ func journal(r *accounting.Results) bool { return r.Run.Source == accounting.Sou
 func journalRunLines(r *accounting.Results) [][2]string {
 	return [][2]string{
 		{"journal", orNone(r.Run.Data)},
-		{"period", r.Start.UTC().Format(time.RFC3339) + " to " + r.End.UTC().Format(time.RFC3339) + " (" + r.End.Sub(r.Start).String() + ")"},
+		{"period", r.Start.UTC().Format(time.RFC3339) + " to " + r.End.UTC().Format(time.RFC3339) +
+			" (" + r.End.Sub(r.Start).Round(time.Second).String() + ")"}, // a period ending now is not on a second
 		{"marks", orNone(r.Run.Marks)},
 		{"fees", "as the journal recorded them"},
 	}

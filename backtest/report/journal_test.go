@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mmbot/mmbot/backtest/accounting"
 	"github.com/mmbot/mmbot/backtest/fillmodel"
@@ -170,5 +171,18 @@ func TestJournalHTMLSelfContained(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// A period that ends now is not on a second; its length is shown rounded.
+func TestJournalPeriodRounded(t *testing.T) {
+	r := journalResults(t)
+	r.End = r.End.Add(400 * time.Millisecond)
+	var b bytes.Buffer
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "period   2026-03-01T12:00:00Z to 2026-03-01T12:05:00Z (5m0s)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
 }
