@@ -63,6 +63,10 @@ const statementLockTimeout = 2 * time.Second
 // statementMidTimeout bounds the reads of the exchange's books for --mark-mid.
 const statementMidTimeout = 15 * time.Second
 
+// statementMaxSamples bounds the samples of the series per token that
+// --interval may ask for (the default interval takes about 300).
+const statementMaxSamples = 100_000
+
 // statementBooksBatch is the most tokens per POST /books (as the daemon's loop).
 const statementBooksBatch = 50
 
@@ -161,6 +165,9 @@ func runStatement(e *env, f statementFlags, now time.Time) error {
 	j, err := ledger.Load(st, p)
 	if err != nil {
 		return err
+	}
+	if span := j.Period().To.Sub(j.Period().From); f.interval > 0 && span/f.interval > statementMaxSamples {
+		return usagef("--interval %s samples the period %d times (at most %d): choose a longer one", f.interval, span/f.interval, statementMaxSamples)
 	}
 	opts := ledger.Options{Interval: f.interval, Data: data}
 	if cfg != nil {

@@ -390,6 +390,8 @@ func TestStatementErrors(t *testing.T) {
 		{"mark-mid without config", []string{"--state", path, "--mark-mid"}, 2, "--mark-mid needs -c"},
 		{"mark-mid with an end", []string{"-c", "x.toml", "--mark-mid", "--to", "1h"}, 2, "drop --to"},
 		{"negative interval", []string{"--state", path, "--interval", "-1s"}, 2, "--interval"},
+		{"interval too short", []string{"--state", path, "--from", "2026-02-27", "--interval", "1s"}, 2,
+			"--interval 1s samples the period 217800 times (at most 100000)"}, // 2 days 12h30m
 		{"extra argument", []string{"--state", path, "today"}, 2, "unexpected arguments"},
 	}
 	for _, c := range cases {
