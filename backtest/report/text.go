@@ -88,7 +88,14 @@ func summaryLines(r *accounting.Results) [][2]string {
 
 // WriteSummary writes the text summary of r: what was run, the headline
 // figures, markouts, rate-cap use and a per-token table.
+//
+// For a run read from the order journal it writes what was read and how
+// positions are marked, the figures the journal gives, a table per market
+// and token, and the rate-cap use.
 func WriteSummary(w io.Writer, r *accounting.Results) error {
+	if journal(r) {
+		return writeJournalSummary(w, r)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
 	p("mmbot backtest\n\n")

@@ -53,6 +53,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"sim", "Runs the simulated exchange"},
 		{"markets", "Lists the order-book API's markets"},
 		{"orders", "Lists the orders in the state journal"},
+		{"statement", "Reports the fills, volume, fees, realized and marked PnL per market"},
 		{"cancel-all", "Cancels every live order the state journal owns"},
 		{"status", "Asks the running daemon for its status"},
 		{"order", "Signs one order"},
@@ -113,7 +114,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion"} {
+	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}
@@ -129,6 +130,7 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		{[]string{"rnu"}, "mmbot: unknown command \"rnu\"\ndid you mean \"run\"?\n"},
 		{[]string{"cancelall"}, "mmbot: unknown command \"cancelall\"\ndid you mean \"cancel-all\"?\n"},
 		{[]string{"or"}, "mmbot: unknown command \"or\"\ndid you mean one of \"order\", \"orders\"?\n"},
+		{[]string{"pnl"}, "mmbot: unknown command \"pnl\"\ndid you mean \"statement\"?\n"},
 		{[]string{"xyzzy", "--json"}, "mmbot: unknown command \"xyzzy\"\nrun 'mmbot --help' for the commands\n"},
 		{[]string{"rnu", "--dry-run"}, "mmbot: unknown command \"rnu\"\ndid you mean \"run\"?\n"},
 		{[]string{"order", "sgin"}, "mmbot order: unknown order subcommand \"sgin\"\ndid you mean \"sign\"?\n"},

@@ -50,6 +50,7 @@ against a simulated exchange (README.md, docs/).`
 const rootExample = `  mmbot run -c configs/demo.toml --duration 60s    # the demo, no account needed
   mmbot sim --accounts 2 --creds-out /tmp/creds.json
   mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
+  mmbot statement -c configs/demo.toml --from 24h
   source <(mmbot completion bash)`
 
 // suggestDistance is the largest edit distance from a mistyped command name
@@ -102,6 +103,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newMarketsCmd(e),
 		newOrdersCmd(e, time.Now),
 		newStatusCmd(e),
+		newStatementCmd(e, time.Now),
 		newCancelAllCmd(e),
 		newOrderCmd(e),
 		newVersionCmd(e),
