@@ -96,6 +96,7 @@ func newRootCmd(e *env) *cobra.Command {
 	})
 	root.AddCommand(
 		newRunCmd(e),
+		newConfigCmd(e),
 		newBacktestCmd(e),
 		newRecordCmd(e),
 		newSimCmd(e, nil),

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -66,30 +68,37 @@ type account struct {
 // loadAccount reads the key and API credentials from the configured
 // sources: a credentials file (as written by `mmbot sim --creds-out`) or the
 // individual key sources and secret references. The key is never a flag or
-// a config value.
+// a config value. It reads every source even when one fails, and joins the
+// errors of all that failed; no error contains a secret.
 func loadAccount(cfg *configs.Config, getenv func(string) string, warn func(string)) (*account, error) {
 	a := &cfg.Account
 	if a.CredentialsFile != "" {
 		return accountFromCredsFile(a.CredentialsFile, cfg, getenv, warn)
 	}
-	key, err := signer.LoadKey(signer.KeySource{File: a.PrivateKeyFile, Keystore: a.KeystoreFile, PasswordFile: a.KeystorePasswordFile,
-		PasswordEnv: a.KeystorePasswordEnv, Credential: a.CredentialName, Env: a.PrivateKeyEnv}, getenv, warn)
+	var errs []error
+	key, err := signer.LoadKey(keySource(a), getenv, warn)
 	if err != nil {
-		return nil, fmt.Errorf("private key: %w", err)
+		errs = append(errs, fmt.Errorf("private key: %w", err))
 	}
-	sec, err := a.APISecret().Read(getenv)
-	if err != nil {
+	sec, secErr := a.APISecret().Read(getenv)
+	pass, passErr := a.Passphrase().Read(getenv)
+	errs = append(errs, secErr, passErr)
+	var creds signer.Credentials
+	if secErr == nil && passErr == nil {
+		if creds, err = signer.ParseCredentials(a.APIKey.Reveal(), sec, pass); err != nil {
+			errs = append(errs, fmt.Errorf("API credentials: %w", err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
-	}
-	pass, err := a.Passphrase().Read(getenv)
-	if err != nil {
-		return nil, err
-	}
-	creds, err := signer.ParseCredentials(a.APIKey.Reveal(), sec, pass)
-	if err != nil {
-		return nil, fmt.Errorf("API credentials: %w", err)
 	}
 	return &account{key: key, creds: creds, sigType: a.SignatureType, wallet: a.Funder}, nil
+}
+
+// keySource is where the account's private key is read from.
+func keySource(a *configs.Account) signer.KeySource {
+	return signer.KeySource{File: a.PrivateKeyFile, Keystore: a.KeystoreFile, PasswordFile: a.KeystorePasswordFile,
+		PasswordEnv: a.KeystorePasswordEnv, Credential: a.CredentialName, Env: a.PrivateKeyEnv}
 }
 
 func accountFromCredsFile(path string, cfg *configs.Config, getenv func(string) string, warn func(string)) (*account, error) {
@@ -98,6 +107,10 @@ func accountFromCredsFile(path string, cfg *configs.Config, getenv func(string) 
 	}
 	f, err := sim.ReadCredentialsFile(path)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the file's path and the cause say it all
+			err = pe
+		}
 		return nil, fmt.Errorf("account.credentials_file: %w", err)
 	}
 	if len(f.Accounts) == 0 {
@@ -108,16 +121,18 @@ func accountFromCredsFile(path string, cfg *configs.Config, getenv func(string) 
 	if ca.PrivateKey != "" {
 		key, err = signer.ParseKey(secret.New(ca.PrivateKey))
 	} else {
-		a := &cfg.Account
-		key, err = signer.LoadKey(signer.KeySource{File: a.PrivateKeyFile, Keystore: a.KeystoreFile, PasswordFile: a.KeystorePasswordFile,
-			PasswordEnv: a.KeystorePasswordEnv, Credential: a.CredentialName, Env: a.PrivateKeyEnv}, getenv, warn)
+		key, err = signer.LoadKey(keySource(&cfg.Account), getenv, warn)
 	}
+	var errs []error
 	if err != nil {
-		return nil, fmt.Errorf("private key of %s: %w", ca.Label, err)
+		errs = append(errs, fmt.Errorf("private key of %s: %w", ca.Label, err))
 	}
 	creds, err := signer.ParseCredentials(ca.APIKey, secret.New(ca.Secret), secret.New(ca.Passphrase))
 	if err != nil {
-		return nil, fmt.Errorf("credentials of %s: %w", ca.Label, err)
+		errs = append(errs, fmt.Errorf("credentials of %s: %w", ca.Label, err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return &account{key: key, creds: creds, sigType: ca.SignatureType, wallet: ca.Wallet}, nil
 }
