@@ -152,7 +152,7 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	}
 	ex, err := sim.New(cfg)
 	if errors.Is(err, sim.ErrPublicAddr) {
-		return usagef("%v", err)
+		return usagef("--addr %s is not a loopback address; add --allow-public to listen on it", f.addr)
 	}
 	if err != nil {
 		return err
@@ -179,6 +179,9 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	urls, err := ex.Start(ctx)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w (another mmbot sim? stop it, or give another --addr: 127.0.0.1:0 takes any free port)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -204,12 +207,12 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	}
 	<-ctx.Done()
 	if err := ex.Close(); err != nil {
-		return fmt.Errorf("sim: stopping: %w", err)
+		return fmt.Errorf("stopping: %w", err)
 	}
 	if rec != nil {
 		n, skipped, err := rec.close()
 		if err != nil {
-			return fmt.Errorf("sim: %w", err)
+			return err // names the recording
 		}
 		fmt.Fprintf(e.stdout, "recorded     %d events to %s (%d skipped)\n", n, f.record, skipped)
 	}

@@ -108,8 +108,8 @@ func TestSimCommandUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--addr", "0.0.0.0:0"}, "non-loopback"},
-		{[]string{"--addr", "10.1.2.3:80"}, "non-loopback"},
+		{[]string{"--addr", "0.0.0.0:0"}, "not a loopback address; add --allow-public"},
+		{[]string{"--addr", "10.1.2.3:80"}, "not a loopback address; add --allow-public"},
 		{[]string{"--signature-type", "2"}, "--signature-type"},
 		{[]string{"--fund", "-1"}, "--fund"},
 		{[]string{"--shares", "x"}, "--shares"},

@@ -138,14 +138,17 @@ func main() {
 
 // runMain runs one command line and maps its error to an exit status:
 // 0 success, 2 usage error, 1 anything else. An error is one line,
-// "mmbot <command>: <message>".
+// "mmbot <command>: <message>". A message that starts with the command's
+// name already (a package's own prefix, "sim: listen: ...") is not
+// prefixed with it twice.
 func runMain(e *env, args []string) int {
 	cmd, err := execute(e, newRootCmd(e), args)
 	if err == nil {
 		return 0
 	}
 	if err != errNoCommand { // else the help said it all
-		fmt.Fprintf(e.stderr, "%s: %v\n", cmd.CommandPath(), err)
+		msg := strings.TrimPrefix(err.Error(), cmd.Name()+": ")
+		fmt.Fprintf(e.stderr, "%s: %s\n", cmd.CommandPath(), msg)
 	}
 	var u *usageError
 	if errors.As(err, &u) {
