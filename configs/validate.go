@@ -47,7 +47,7 @@ func (e *ValidationError) Error() string {
 func (c *Config) Validate() error {
 	v := &validator{}
 	c.Log.validate(v)
-	c.Exchange.validate(v)
+	c.Exchange.validate(v, c.Account.CredentialsFile)
 	c.Account.validate(v)
 	c.Markets.validate(v)
 	c.Strategy.validate(v, c.Risk)

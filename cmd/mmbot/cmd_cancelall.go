@@ -70,7 +70,11 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	if err != nil {
 		return err
 	}
-	client, err := newClient(cfg, exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}, l2, exchange.Observer{})
+	urls, _, err := configuredURLs(cfg)
+	if err != nil {
+		return err
+	}
+	client, err := newClient(cfg, urls, l2, exchange.Observer{})
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}

@@ -109,10 +109,30 @@ func checkConfig(e *env, fs *pflag.FlagSet, dryRun bool) error {
 		if err := writeSettings(e.stdout, path, settings); err != nil {
 			return err
 		}
+		c.checkExchange(cfg)
 		c.checkMarkets(cfg)
 		c.checkAccount(e, cfg, dryRun)
 	}
 	return c.report(e.stdout)
+}
+
+// checkExchange notes the exchange URLs mmbot run would use: the
+// configured ones, with those left empty taken from the credentials file.
+func (c *configCheck) checkExchange(cfg *configs.Config) {
+	if cfg.Exchange.EmbeddedSim {
+		c.notes = append(c.notes, "exchange: the embedded simulated exchange (exchange.embedded_sim) on a free loopback port")
+		return
+	}
+	urls, fromFile, err := configuredURLs(cfg)
+	if err != nil {
+		c.problems = append(c.problems, errorLines(err)...)
+		return
+	}
+	note := fmt.Sprintf("exchange: data %s, catalog %s, clob %s", safeURL(urls.Data), safeURL(urls.Catalog), safeURL(urls.CLOB))
+	if len(fromFile) > 0 {
+		note += fmt.Sprintf(" (%s from account.credentials_file %s)", strings.Join(fromFile, ", "), cfg.Account.CredentialsFile)
+	}
+	c.notes = append(c.notes, note)
 }
 
 // checkMarkets reports a configuration that selects no market: mmbot run

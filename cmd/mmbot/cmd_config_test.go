@@ -50,7 +50,14 @@ func simAccount(t *testing.T, path string, urls sim.URLs) sim.AccountCreds {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ex.Close() })
-	ac, err := ex.CreateAccount(sim.AccountOptions{Fund: dec("100")})
+	return simAccountAt(t, ex, path, urls)
+}
+
+// simAccountAt creates a funded account on ex and writes it to path with
+// urls, as mmbot sim --creds-out does.
+func simAccountAt(t *testing.T, ex *sim.Exchange, path string, urls sim.URLs) sim.AccountCreds {
+	t.Helper()
+	ac, err := ex.CreateAccount(sim.AccountOptions{Fund: dec("10000")})
 	if err != nil {
 		t.Fatal(err)
 	}

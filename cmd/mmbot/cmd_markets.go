@@ -22,7 +22,7 @@ prints the full market records instead.
 The base addresses default to $MMBOT_EXCHANGE_CLOB_URL and
 $MMBOT_EXCHANGE_CATALOG_URL.`
 
-const marketsExample = `  mmbot markets --clob-url http://127.0.0.1:PORT/clob    # the simulated exchange of mmbot sim
+const marketsExample = `  mmbot markets --clob-url http://127.0.0.1:8080/clob    # the simulated exchange of mmbot sim
   mmbot markets --active-only --limit 20
   mmbot markets --json | jq '.[] | select(.neg_risk)'`
 

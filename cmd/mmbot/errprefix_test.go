@@ -93,12 +93,9 @@ func TestShutdownAndCancelAllErrorsNameTheirContextOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "mmbot.toml")
+	// No URLs: they come from the credentials file, for run and cancel-all.
 	toml := fmt.Sprintf(`[log]
 format = "json"
-[exchange]
-data_url = %q
-catalog_url = %q
-clob_url = %q
 [exchange.retry]
 max_attempts = 1
 [account]
@@ -114,7 +111,7 @@ path = %q
 enabled = false
 [shutdown]
 cancel_timeout = "1s"
-`, urls.Data, urls.Catalog, urls.CLOB, creds, filepath.Join(dir, "mmbot.db"))
+`, creds, filepath.Join(dir, "mmbot.db"))
 	if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}

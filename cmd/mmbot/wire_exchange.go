@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 
 	"github.com/mmbot/mmbot/configs"
@@ -196,13 +197,66 @@ func seedBytes(seed uint64) [32]byte {
 	return b
 }
 
-// endpoints returns the exchange's base addresses: the configured URLs, or
-// those of the simulated exchange started in-process when
-// exchange.embedded_sim is set (then simAcct is its funded account and
+// configuredURLs returns the exchange's base addresses: the configured
+// URLs and, for each one left empty, the one account.credentials_file holds
+// (mmbot sim writes its URLs there). fromFile lists the keys that came from
+// the file. An empty URL that the file does not fill is an error.
+func configuredURLs(cfg *configs.Config) (urls exchange.Endpoints, fromFile []string, err error) {
+	x := &cfg.Exchange
+	urls = exchange.Endpoints{Data: x.DataURL, Catalog: x.CatalogURL, CLOB: x.CLOBURL}
+	path := cfg.Account.CredentialsFile
+	if (urls.Data != "" && urls.Catalog != "" && urls.CLOB != "") || path == "" {
+		return urls, nil, nil
+	}
+	f, err := sim.ReadCredentialsFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe
+		}
+		return exchange.Endpoints{}, nil, fmt.Errorf("exchange URLs: account.credentials_file: %w", err)
+	}
+	for _, u := range []struct {
+		key       string
+		dst       *string
+		fromCreds string
+	}{
+		{"exchange.data_url", &urls.Data, f.DataURL},
+		{"exchange.catalog_url", &urls.Catalog, f.Catalog},
+		{"exchange.clob_url", &urls.CLOB, f.CLOB},
+	} {
+		if *u.dst != "" {
+			continue
+		}
+		if u.fromCreds == "" {
+			return exchange.Endpoints{}, nil, fmt.Errorf("%s is empty, and account.credentials_file %s holds none", u.key, path)
+		}
+		*u.dst = u.fromCreds
+		fromFile = append(fromFile, u.key)
+	}
+	return urls, fromFile, nil
+}
+
+// safeURL is s with the password of its user info, if any, replaced by
+// xxxxx, for logs and messages.
+func safeURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
+}
+
+// endpoints returns the exchange's base addresses: the configured URLs
+// (configuredURLs), or those of the simulated exchange started in-process
+// when exchange.embedded_sim is set (then simAcct is its funded account and
 // stop closes it; otherwise stop does nothing and simAcct is nil).
 func endpoints(cfg *configs.Config) (urls exchange.Endpoints, simAcct *account, stop func(), err error) {
 	if !cfg.Exchange.EmbeddedSim {
-		return exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}, nil, func() {}, nil
+		urls, _, err := configuredURLs(cfg)
+		if err != nil {
+			return exchange.Endpoints{}, nil, nil, err
+		}
+		return urls, nil, func() {}, nil
 	}
 	simCtx, simStop := context.WithCancel(context.Background())
 	ex, su, a, err := embeddedSim(cfg, func(x *sim.Exchange) (sim.URLs, error) { return x.Start(simCtx) })
