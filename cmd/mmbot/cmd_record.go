@@ -148,7 +148,7 @@ func recordMarket(m strategy.Market) recorder.Market {
 // JSON lines written (before compression).
 func progressLine(st recorder.Stats, data int64, elapsed time.Duration) string {
 	return fmt.Sprintf("%d events (%d books, %d trades, %d meta), %s of JSON, %s", st.Events, st.Books, st.Trades, st.Metas,
-		humanBytes(data), elapsed.Round(time.Second))
+		humanBytes(data), seconds(elapsed))
 }
 
 func humanBytes(n int64) string {

@@ -368,7 +368,7 @@ func (d *daemon) showStatus(ctx context.Context) func() {
 func (d *daemon) summary() {
 	st := d.loop.Status()
 	t := st.Tally
-	fmt.Fprintf(d.e.stdout, "\nsummary: %s, %d markets, %d cycles\n", time.Since(d.start).Round(time.Second), len(st.Markets), t.Cycles)
+	fmt.Fprintf(d.e.stdout, "\nsummary: %s, %d markets, %d cycles\n", seconds(time.Since(d.start)), len(st.Markets), t.Cycles)
 	d.paperSummary(d.e.stdout)
 	fmt.Fprintf(d.e.stdout, "  fills %d, volume %s shares, notional %s\n", t.Fills, t.Volume.StringFixed(2), t.Notional.StringFixed(2))
 	fmt.Fprintf(d.e.stdout, "  pnl %s marked, %s realized\n", signed(t.MarkedPnL), signed(t.RealizedPnL))

@@ -83,7 +83,7 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 // totals and the order rate against the POST /order sustained cap.
 func printStatus(w io.Writer, st loop.Status, elapsed time.Duration, limits exchange.Limits, got429 int64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\n%s  up %s  markets %d  live orders %d\n", st.Time.Format("15:04:05"), elapsed.Round(time.Second), len(st.Markets), st.LiveOrders)
+	fmt.Fprintf(tw, "\n%s  up %s  markets %d  live orders %d\n", st.Time.Format("15:04:05"), seconds(elapsed), len(st.Markets), st.LiveOrders)
 	fmt.Fprintln(tw, "MARKET\tFAIR\tOUR BID\tOUR ASK\tPOS YES\tPOS NO\tOPEN\tBOOK AGE\tNOTE")
 	for _, m := range st.Markets {
 		fair := "-"
@@ -115,6 +115,19 @@ func printStatus(w io.Writer, st loop.Status, elapsed time.Duration, limits exch
 		fmt.Fprintf(tw, "KILL SWITCH TRIPPED: %s (quoting stopped; reset with SIGHUP after fixing the cause)\n", st.TripReason)
 	}
 	_ = tw.Flush()
+}
+
+// seconds formats a span shown to people in whole seconds without zero
+// units: "12s", "1m", "1m5s", "2h", "1h0m5s" (not "1m0s" or "2h0m0s").
+func seconds(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 func decOrDash(d decimal.Decimal) string {
