@@ -48,7 +48,8 @@ runs live, in paper trading, in backtests over recorded order books and
 against a simulated exchange (README.md, docs/).`
 
 const rootExample = `  mmbot run -c configs/demo.toml --duration 60s    # the demo, no account needed
-  mmbot sim --accounts 2 --creds-out /tmp/creds.json
+  mmbot sim --accounts 2    # on 127.0.0.1:8080, credentials in sim-creds.json
+  mmbot config check -c configs/mmbot.example.toml --set account.credentials_file=sim-creds.json
   mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
   source <(mmbot completion bash)`
 
