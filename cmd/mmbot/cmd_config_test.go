@@ -275,3 +275,37 @@ func TestConfigCheckUnreadableAccount(t *testing.T) {
 		})
 	}
 }
+
+// A warning (a key file others can read) is listed and does not fail the
+// check; --dry-run reads no account, as mmbot run --dry-run needs none.
+func TestConfigCheckWarningsAndDryRun(t *testing.T) {
+	dir := t.TempDir()
+	ac := simAccount(t, filepath.Join(dir, "creds.json"), sim.URLs{})
+	keyFile := filepath.Join(dir, "key.hex")
+	if err := os.WriteFile(keyFile, []byte(ac.PrivateKey.Reveal()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(keyFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	live := []string{"--set", "exchange.data_url=http://127.0.0.1:8080/data", "--set", "exchange.catalog_url=http://127.0.0.1:8080/catalog",
+		"--set", "exchange.clob_url=http://127.0.0.1:8080/clob", "--set", "markets.auto.enabled=true"}
+	environ := []string{"MMBOT_API_SECRET=" + ac.Secret.Reveal(), "MMBOT_PASSPHRASE=" + ac.Passphrase.Reveal(), "MMBOT_ACCOUNT_API_KEY=" + ac.APIKey}
+	code, out, errOut := runConfigCheck(t, environ, append(live, "--set", "account.private_key_file="+keyFile)...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	for _, want := range []string{"\nwarning: key file " + keyFile + " has mode 0644", "\naccount: address " + ac.Address, "\nok: no problem found\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = runConfigCheck(t, nil, append(live, "--dry-run")...)
+	if code != 0 || !strings.Contains(out, "\naccount: none read: --dry-run needs none\n") {
+		t.Errorf("--dry-run: exit %d\n%s", code, out)
+	}
+	if code, out, _ = runConfigCheck(t, nil, live...); code != 1 || !strings.Contains(out, "account: private key: ") {
+		t.Errorf("without --dry-run the missing key is a problem: exit %d\n%s", code, out)
+	}
+}
