@@ -217,7 +217,7 @@ func (d *daemon) run() error {
 	}
 	d.kill, err = risk.NewKillSwitch(killConfig(&cfg.Risk))
 	if err != nil {
-		return fmt.Errorf("risk: %w", err)
+		return err // "risk: kill switch: ..."
 	}
 	cp, err := parseCrashpoint(e.getenv(crashpointEnv)) // a test hook; unset wraps nothing
 	if err != nil {
