@@ -78,6 +78,7 @@ func newConfigCheckCmd(e *env) *cobra.Command {
 
 // configCheck is what config check found.
 type configCheck struct {
+	listed   bool // the settings were printed
 	problems []string
 	warnings []string
 	notes    []string
@@ -109,6 +110,7 @@ func checkConfig(e *env, fs *pflag.FlagSet, dryRun bool) error {
 		if err := writeSettings(e.stdout, path, settings); err != nil {
 			return err
 		}
+		c.listed = true
 		c.checkExchange(cfg)
 		c.checkMarkets(cfg)
 		c.checkAccount(e, cfg, dryRun)
@@ -181,7 +183,9 @@ func (c *configCheck) checkAccount(e *env, cfg *configs.Config, dryRun bool) {
 // when there is a problem.
 func (c *configCheck) report(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("\n")
+	if c.listed {
+		b.WriteString("\n")
+	}
 	for _, n := range c.notes {
 		fmt.Fprintf(&b, "%s\n", n)
 	}
