@@ -7,7 +7,9 @@ func (l Log) validate(v *validator) {
 	v.check(oneOf(l.Format, "auto", "json", "console"), "log.format", l.Format, "must be auto, json or console")
 }
 
-func (e Exchange) validate(v *validator) {
+// validate checks [exchange]; credentialsFile is account.credentials_file,
+// whose URLs stand in for empty ones (mmbot sim writes them there).
+func (e Exchange) validate(v *validator, credentialsFile string) {
 	for _, u := range []struct{ key, val string }{
 		{"exchange.data_url", e.DataURL},
 		{"exchange.catalog_url", e.CatalogURL},
@@ -15,7 +17,8 @@ func (e Exchange) validate(v *validator) {
 	} {
 		switch {
 		case u.val == "":
-			v.check(e.EmbeddedSim, u.key, u.val, "required unless exchange.embedded_sim = true")
+			v.check(e.EmbeddedSim || credentialsFile != "", u.key, u.val,
+				"required unless exchange.embedded_sim = true or account.credentials_file names a file that holds it")
 		case !e.EmbeddedSim:
 			rule := httpURL(u.val)
 			v.check(rule == "", u.key, u.val, "%s", rule)

@@ -79,7 +79,7 @@ type WaitError struct {
 }
 
 func (e *WaitError) Error() string {
-	return fmt.Sprintf("exchange: %s: rate limit bucket %s needs a wait of %s, past the context deadline", e.Endpoint, e.Bucket, e.Delay)
+	return fmt.Sprintf("exchange: %s: rate limit bucket %s needs a wait of %s, past the context deadline", e.Endpoint, e.Bucket, e.Delay.Round(time.Millisecond))
 }
 
 // Is matches ErrRateLimited.

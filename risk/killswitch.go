@@ -258,7 +258,7 @@ func (k *KillSwitch) OnBookAge(market string, age time.Duration, now time.Time) 
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if m := k.cfg.MaxBookAge; m > 0 && age > m {
-		k.tripLocked(TripStaleBook, now, "book of %s is %s old (max %s)", market, age, m)
+		k.tripLocked(TripStaleBook, now, "book of %s is %s old (max %s)", market, age.Round(time.Millisecond), m)
 	}
 }
 
@@ -268,7 +268,7 @@ func (k *KillSwitch) OnClockSkew(skew time.Duration, now time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if m := k.cfg.MaxClockSkew; m > 0 && (skew > m || skew < -m) {
-		k.tripLocked(TripClockSkew, now, "clock skew %s (max %s)", skew, m)
+		k.tripLocked(TripClockSkew, now, "clock skew %s (max %s)", skew.Round(time.Millisecond), m)
 	}
 }
 

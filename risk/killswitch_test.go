@@ -140,11 +140,15 @@ func TestKillSwitchBookAndSkew(t *testing.T) {
 	k.OnClockSkew(-2*time.Second-1, t0.Add(time.Second))
 	wantTrip(t, k, TripClockSkew, t0.Add(time.Second))
 
+	if _, tr := k.Tripped(); tr.Detail != "clock skew -2s (max 2s)" {
+		t.Fatalf("detail %q: want the skew rounded to the millisecond", tr.Detail)
+	}
+
 	k = newKS(t, KillConfig{MaxBookAge: 5 * time.Second})
-	k.OnBookAge("0xabc", 6*time.Second, t0)
+	k.OnBookAge("0xabc", 6177183875*time.Nanosecond, t0)
 	wantTrip(t, k, TripStaleBook, t0)
-	if _, tr := k.Tripped(); !strings.Contains(tr.Detail, "0xabc") {
-		t.Fatalf("detail %q does not name the market", tr.Detail)
+	if _, tr := k.Tripped(); tr.Detail != "book of 0xabc is 6.177s old (max 5s)" {
+		t.Fatalf("detail %q: want the market and the age rounded to the millisecond", tr.Detail)
 	}
 }
 

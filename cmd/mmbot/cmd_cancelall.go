@@ -70,7 +70,11 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	if err != nil {
 		return err
 	}
-	client, err := newClient(cfg, exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}, l2, (&observer{log: log}).clientObserver())
+	urls, _, err := configuredURLs(cfg)
+	if err != nil {
+		return err
+	}
+	client, err := newClient(cfg, urls, l2, (&observer{log: log}).clientObserver())
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}
@@ -87,14 +91,14 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	tally, err := loop.CancelAll(ctx, client, journal{store}, exchange.SystemClock{}, log)
 	fmt.Fprintf(e.stdout, "cancelled %d orders (%d cancels failed); %d fills found while reconciling\n", tally.Cancelled, tally.CancelFailed, tally.Fills)
 	if err != nil {
-		return fmt.Errorf("cancel-all: %w", err)
+		return err // "mmbot cancel-all: " says the rest
 	}
 	left, err := store.NonFinalOrders()
 	if err != nil {
 		return err
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("cancel-all: %d orders are still not confirmed final; run it again", len(left))
+		return fmt.Errorf("%d orders are still not confirmed final; run it again", len(left))
 	}
 	fmt.Fprintln(e.stdout, "no live orders left")
 	return nil

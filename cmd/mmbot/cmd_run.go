@@ -36,8 +36,10 @@ type runFlags struct {
 const runLong = `Runs the daemon: it reconciles the state journal with the exchange, then
 quotes both sides of the configured markets every strategy.cycle, inside the
 risk limits, until SIGTERM or SIGINT (or --duration), when it cancels every
-live order and prints a summary. Against the configured exchange URLs, or
-against the simulated exchange started in-process (exchange.embedded_sim).
+live order and prints a summary. Against the configured exchange URLs (an
+empty one is taken from account.credentials_file, where mmbot sim writes
+its own), or against the simulated exchange started in-process
+(exchange.embedded_sim).
 SIGHUP reloads the [strategy] and [risk] parameters; SIGUSR1 resets a
 tripped kill switch. docs/daemon.md describes the loop, docs/operations.md
 running it under systemd.
@@ -144,7 +146,10 @@ func (d *daemon) run() error {
 	defer stopExchange()
 	if cfg.Exchange.EmbeddedSim {
 		log.Info().Str("clob", urls.CLOB).Str("data", urls.Data).Str("catalog", urls.Catalog).Msg("embedded simulated exchange started")
-	} else if !d.flags.dryRun {
+	} else {
+		log.Info().Str("clob", safeURL(urls.CLOB)).Str("data", safeURL(urls.Data)).Str("catalog", safeURL(urls.Catalog)).Msg("exchange")
+	}
+	if !cfg.Exchange.EmbeddedSim && !d.flags.dryRun {
 		acct, err = loadAccount(cfg, e.getenv, func(w string) { log.Warn().Msg(w) })
 		if err != nil {
 			return err
@@ -213,7 +218,7 @@ func (d *daemon) run() error {
 	}
 	d.kill, err = risk.NewKillSwitch(killConfig(&cfg.Risk))
 	if err != nil {
-		return fmt.Errorf("risk: %w", err)
+		return err // "risk: kill switch: ..."
 	}
 	d.obs.watchRisk(d.kill, &cfg.Risk)
 	d.status.kill.Store(d.kill)
@@ -371,7 +376,7 @@ func (d *daemon) showStatus(ctx context.Context) func() {
 func (d *daemon) summary() {
 	st := d.loop.Status()
 	t := st.Tally
-	fmt.Fprintf(d.e.stdout, "\nsummary: %s, %d markets, %d cycles\n", time.Since(d.start).Round(time.Second), len(st.Markets), t.Cycles)
+	fmt.Fprintf(d.e.stdout, "\nsummary: %s, %d markets, %d cycles\n", span(time.Since(d.start)), len(st.Markets), t.Cycles)
 	d.paperSummary(d.e.stdout)
 	fmt.Fprintf(d.e.stdout, "  fills %d, volume %s shares, notional %s\n", t.Fills, t.Volume.StringFixed(2), t.Notional.StringFixed(2))
 	fmt.Fprintf(d.e.stdout, "  pnl %s marked, %s realized\n", signed(t.MarkedPnL), signed(t.RealizedPnL))

@@ -17,18 +17,26 @@ import (
 	"github.com/mmbot/mmbot/exchange/sim/catalog"
 )
 
-const simLong = `Runs the simulated exchange on one loopback listener: the data, catalog and
-order-book APIs under /data, /catalog and /clob. It creates --accounts
-funded accounts (fresh keys) plus one per --address (keys you hold), writes
-their API credentials (and generated private keys) to --creds-out with mode
-0600, prints the three base URLs and the file's path, and runs until
-SIGINT or SIGTERM. With --record it also writes its own books and trades
-to a recording (docs/data-format.md), committed on shutdown.
-docs/simulator.md describes every flag.`
+const simLong = `Runs the simulated exchange on one loopback listener, by default
+` + simDefaultAddr + ` (the address configs/mmbot.example.toml points at): the
+data, catalog and order-book APIs under /data, /catalog and /clob. It
+creates --accounts funded accounts (fresh keys) plus one per --address (keys
+you hold), writes their API credentials (and generated private keys) and
+the three base URLs to --creds-out with mode 0600, prints the URLs and the
+file's path, and runs until SIGINT or SIGTERM. A config whose
+account.credentials_file is that file trades as its first account, and
+takes from it the URLs the config leaves empty. With --record it also
+writes its own books and trades to a recording (docs/data-format.md),
+committed on shutdown. docs/simulator.md describes every flag.`
 
-const simExample = `  mmbot sim --accounts 2 --creds-out /tmp/creds.json
+const simExample = `  mmbot sim    # on ` + simDefaultAddr + `, one account in sim-creds.json
+  mmbot sim --addr 127.0.0.1:0 --accounts 2 --creds-out /tmp/creds.json    # any free port
   mmbot sim --markets 6 --record rec.jsonl.gz    # Ctrl-C after a few minutes, then mmbot backtest
   mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m`
+
+// simDefaultAddr is where mmbot sim listens by default: the address of the
+// URLs in configs/mmbot.example.toml, so that the example works as it is.
+const simDefaultAddr = "127.0.0.1:8080"
 
 // simFlags are the parsed flags of mmbot sim.
 type simFlags struct {
@@ -45,7 +53,7 @@ type simFlags struct {
 }
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "listen `address` (loopback only unless --allow-public)")
+	fs.StringVar(&f.addr, "addr", simDefaultAddr, "listen `address` (loopback only unless --allow-public; 127.0.0.1:0: any free port)")
 	fs.BoolVar(&f.allowPublic, "allow-public", false, "allow a non-loopback listen address")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the catalog, the flow and the faults")
 	fs.IntVar(&f.markets, "markets", 20, "number of generated markets")
@@ -152,7 +160,7 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	}
 	ex, err := sim.New(cfg)
 	if errors.Is(err, sim.ErrPublicAddr) {
-		return usagef("%v", err)
+		return usagef("--addr %s is not a loopback address; add --allow-public to listen on it", f.addr)
 	}
 	if err != nil {
 		return err
@@ -179,6 +187,10 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	urls, err := ex.Start(ctx)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w (another mmbot sim? stop it, or give another --addr: 127.0.0.1:0 takes any free port, "+
+			"and mmbot run takes the URLs from the credentials file when its config has none)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -204,12 +216,12 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	}
 	<-ctx.Done()
 	if err := ex.Close(); err != nil {
-		return fmt.Errorf("sim: stopping: %w", err)
+		return fmt.Errorf("stopping: %w", err)
 	}
 	if rec != nil {
 		n, skipped, err := rec.close()
 		if err != nil {
-			return fmt.Errorf("sim: %w", err)
+			return err // names the recording
 		}
 		fmt.Fprintf(e.stdout, "recorded     %d events to %s (%d skipped)\n", n, f.record, skipped)
 	}

@@ -26,7 +26,7 @@ func writeStatusTable(w io.Writer, d *statusDoc, loc *time.Location) error {
 		ready = "not ready: " + d.NotReady
 	}
 	fmt.Fprintf(&b, "mmbot %s  up %s  %s  %s  pid %d  cycles %d (%d failed, last %s)\n", clock(d.Time),
-		secondsDuration(d.UptimeSeconds).Round(time.Second), strings.ReplaceAll(d.Mode, "_", "-"), ready, d.PID,
+		span(secondsDuration(d.UptimeSeconds)), strings.ReplaceAll(d.Mode, "_", "-"), ready, d.PID,
 		d.Cycles, d.CycleErrors, secondsDuration(d.LastCycleSeconds))
 
 	var rows strings.Builder

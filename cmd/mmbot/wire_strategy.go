@@ -66,7 +66,7 @@ func strategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 	}
 	checker, err := risk.NewChecker(riskLimits(&cfg.Risk))
 	if err != nil {
-		return loop.Params{}, est, fmt.Errorf("risk: %w", err)
+		return loop.Params{}, est, err // "risk: limits: ..."
 	}
 	return loop.Params{Model: model, Tolerance: tol, Checker: checker}, est, nil
 }

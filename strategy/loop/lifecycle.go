@@ -97,7 +97,7 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 			break
 		}
 		if err := l.clock.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("shutdown: %d orders may still be live: %w", len(l.allLive()), err)
+			return fmt.Errorf("%d orders may still be live: %w", len(l.allLive()), err)
 		}
 	}
 	l.finish(&CycleReport{Start: l.clock.Now()})
