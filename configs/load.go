@@ -73,6 +73,9 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.SkipValidate {
+		return cfg, nil
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
