@@ -73,7 +73,7 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 		}
 		var apiErr *APIError
 		if err == nil {
-			apiErr = newAPIError(s.area, s.method+" "+s.pattern, status, hdr, body, c.clock.Now())
+			apiErr = newAPIError(s.area, s.method+" "+s.pattern, status, hdr, body, c.clock.Now(), c.maxRetryAfter)
 			err = apiErr
 			if status == http.StatusTooManyRequests {
 				wait := apiErr.RetryAfter
@@ -82,8 +82,11 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 				}
 				c.lim.block(costs, c.clock.Now().Add(wait))
 				if c.obs.RateLimited != nil {
-					c.obs.RateLimited(name, apiErr.RetryAfter)
+					c.obs.RateLimited(name, apiErr.RetryAfterAsked)
 				}
+			}
+			if apiErr.RetryAfterAsked > apiErr.RetryAfter && c.obs.RetryAfterCapped != nil {
+				c.obs.RetryAfterCapped(name, apiErr.RetryAfterAsked, apiErr.RetryAfter)
 			}
 		}
 		if !s.idempotent || attempt >= c.retry.MaxAttempts || ctx.Err() != nil || !retryable(err) {
