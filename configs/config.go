@@ -48,6 +48,8 @@ type Exchange struct {
 	RequestTimeout Duration `koanf:"request_timeout"`
 	MaxBatch       int      `koanf:"max_batch"`   // orders per POST /orders, 1..15
 	AuthWindow     Duration `koanf:"auth_window"` // accepted |SVC_TIMESTAMP - now|
+	// MaxRetryAfter caps the wait a Retry-After header can impose.
+	MaxRetryAfter Duration `koanf:"max_retry_after"`
 
 	Limits Limits `koanf:"limits"`
 	Retry  Retry  `koanf:"retry"`

@@ -214,6 +214,8 @@ func (d *daemon) run() error {
 	if err != nil {
 		return fmt.Errorf("risk: %w", err)
 	}
+	// A long throttle on cancels trips it (the client's observer tells).
+	d.obs.kill.Store(d.kill)
 	cp, err := parseCrashpoint(e.getenv(crashpointEnv)) // a test hook; unset wraps nothing
 	if err != nil {
 		return err

@@ -15,13 +15,17 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/internal/metrics"
+	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy/loop"
 )
+
+// cancelEndpoint is the client's name of DELETE /order (exchange.Observer).
+const cancelEndpoint = "clob DELETE /order"
 
 // observer turns the loop's cycle reports and the client's events into
 // metrics, and counts what the summary reports.
 type observer struct {
-	log     zerolog.Logger // warnings: refused redirects
+	log     zerolog.Logger // warnings: refused redirects, capped Retry-After
 	m       *metrics.Metrics
 	buckets func(time.Time) []exchange.BucketSnapshot
 	got429  atomic.Int64
@@ -29,16 +33,33 @@ type observer struct {
 	// redirects holds the endpoint and target host of each refused
 	// redirect already logged: one line each, however often it repeats.
 	redirects sync.Map
+	// capped holds the endpoints whose capped Retry-After was logged.
+	capped sync.Map
+	// kill, once set, hears of cancels the exchange throttles; now is its
+	// clock (time.Now when nil).
+	kill atomic.Pointer[risk.KillSwitch]
+	now  func() time.Time
+}
+
+func (o *observer) clock() time.Time {
+	if o.now != nil {
+		return o.now()
+	}
+	return time.Now()
 }
 
 func (o *observer) clientObserver() exchange.Observer {
 	return exchange.Observer{
-		RateLimited: func(string, time.Duration) {
+		RateLimited: func(endpoint string, asked time.Duration) {
 			o.got429.Add(1)
 			if o.m != nil {
 				o.m.RateLimited.Inc()
 			}
+			if k := o.kill.Load(); k != nil && endpoint == cancelEndpoint {
+				k.OnCancelThrottled(asked, o.clock())
+			}
 		},
+		RetryAfterCapped: o.retryAfterCapped,
 		Retry: func(string, int, time.Duration, error) {
 			o.retries.Add(1)
 			if o.m != nil {
@@ -46,6 +67,18 @@ func (o *observer) clientObserver() exchange.Observer {
 			}
 		},
 		RedirectRefused: o.redirectRefused,
+	}
+}
+
+// retryAfterCapped counts a Retry-After cut to exchange.max_retry_after and
+// logs the first one of each endpoint.
+func (o *observer) retryAfterCapped(endpoint string, asked, used time.Duration) {
+	if o.m != nil {
+		o.m.RetryAfterCapped.WithLabelValues(endpoint).Inc()
+	}
+	if _, seen := o.capped.LoadOrStore(endpoint, true); !seen {
+		o.log.Warn().Str("endpoint", endpoint).Str("asked", asked.String()).Str("waiting", used.String()).
+			Msg("exchange asked for a Retry-After longer than exchange.max_retry_after; waiting the cap instead (logged once per endpoint; counted in mmbot_http_retry_after_capped_total)")
 	}
 }
 

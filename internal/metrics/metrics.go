@@ -16,6 +16,9 @@ type Metrics struct {
 	// RedirectsRefused counts redirects the client refused to follow (any
 	// on an authenticated call, any to another host on a public read).
 	RedirectsRefused *prometheus.CounterVec // label endpoint
+	// RetryAfterCapped counts answers whose Retry-After asked for more than
+	// exchange.max_retry_after (the client waited the cap instead).
+	RetryAfterCapped *prometheus.CounterVec // label endpoint
 	TokensInUse      *prometheus.GaugeVec   // label bucket: fraction of the bucket in use
 	Position         *prometheus.GaugeVec   // labels market, outcome: shares
 	PnL              *prometheus.GaugeVec   // label kind: realized, marked
@@ -42,6 +45,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		Retries:     prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_http_retries_total", Help: "Retried idempotent reads."}),
 		RedirectsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_http_redirects_refused_total",
 			Help: "Redirects refused: none is followed on an authenticated call, none to another host on a public read."}, []string{"endpoint"}),
+		RetryAfterCapped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_http_retry_after_capped_total",
+			Help: "Answers whose Retry-After asked for more than exchange.max_retry_after; the client waited the cap."}, []string{"endpoint"}),
 		TokensInUse: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_ratelimit_in_use_ratio",
 			Help: "Fraction of each client-side rate-limit bucket in use (0 = full bucket available)."}, []string{"bucket"}),
 		Position:   prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_position_shares", Help: "Position in shares per market and outcome."}, []string{"market", "outcome"}),
@@ -54,7 +59,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		Markets:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_markets", Help: "Markets being quoted."}),
 	}
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
-		m.RateLimited, m.Retries, m.RedirectsRefused, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds,
+		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds,
 		m.LiveOrders, m.Markets} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
