@@ -130,6 +130,12 @@ type Loop struct {
 	status  Status
 
 	halted bool // the kill switch's cancel-all has been done
+
+	// cancelsHeld and placesHeld are when the venue takes cancels and
+	// placements again after it throttled them (a 429's Retry-After, or
+	// the rate limiter's wait): until then the loop sends none rather than
+	// stall its cycle waiting.
+	cancelsHeld, placesHeld time.Time
 }
 
 type tokenRef struct {
