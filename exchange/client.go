@@ -27,7 +27,8 @@ const (
 	DefaultTimeout   = 30 * time.Second
 	DefaultMaxBatch  = 15 // orders per POST /orders (DESIGN.md §4)
 	DefaultUserAgent = "mmbot"
-	// DefaultMaxBody bounds a response body the client reads.
+	// DefaultMaxBody is the ceiling over every answer body the client
+	// reads; each endpoint has its own, smaller bound (bounds.go).
 	DefaultMaxBody = 64 << 20
 	// DefaultRetryAfter is how long a 429 without a usable Retry-After
 	// blocks the endpoint's buckets.
