@@ -57,6 +57,10 @@ func Defaults() Config {
 				BaseDelay:   Duration(100 * time.Millisecond),
 				MaxDelay:    Duration(5 * time.Second),
 			},
+			StartRetry: StartRetry{
+				BaseDelay: Duration(time.Second),
+				MaxDelay:  Duration(time.Minute),
+			},
 		},
 		Account: Account{
 			PrivateKeyEnv:        "MMBOT_PRIVATE_KEY",

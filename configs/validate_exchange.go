@@ -39,6 +39,10 @@ func (e Exchange) validate(v *validator) {
 	v.check(r.MaxAttempts >= 1 && r.MaxAttempts <= 20, "exchange.retry.max_attempts", r.MaxAttempts, "must be in 1..20")
 	v.check(r.BaseDelay > 0, "exchange.retry.base_delay", r.BaseDelay, "must be > 0")
 	v.check(r.MaxDelay >= r.BaseDelay, "exchange.retry.max_delay", r.MaxDelay, "must be >= exchange.retry.base_delay (%s)", r.BaseDelay)
+	s := e.StartRetry
+	v.check(s.BaseDelay > 0, "exchange.start_retry.base_delay", s.BaseDelay, "must be > 0")
+	v.check(s.MaxDelay >= s.BaseDelay, "exchange.start_retry.max_delay", s.MaxDelay, "must be >= exchange.start_retry.base_delay (%s)", s.BaseDelay)
+	v.check(s.GiveUpAfter >= 0, "exchange.start_retry.give_up_after", s.GiveUpAfter, "must be >= 0 (0: never give up)")
 }
 
 func (l Limits) validate(v *validator) {
