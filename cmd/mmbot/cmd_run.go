@@ -23,6 +23,7 @@ import (
 	"github.com/mmbot/mmbot/internal/sdnotify"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/state"
+	"github.com/mmbot/mmbot/strategy"
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
@@ -182,7 +183,20 @@ func (d *daemon) run() error {
 		log.Info().Str("listen", "http://"+addr.String()).Msg("metrics, /healthz and /readyz")
 	}
 
-	markets, err := selectMarkets(sigCtx, d.client, &cfg.Markets)
+	// Market selection is the first call to the exchange: when it cannot be
+	// reached, wait for it (not ready; SIGTERM ends the wait and exits 0).
+	var markets []strategy.Market
+	d.health.SetReady(false, "waiting for the exchange")
+	err = d.startRetry().do(sigCtx, "market selection", func(ctx context.Context) error {
+		var err error
+		markets, err = selectMarkets(ctx, d.client, &cfg.Markets)
+		return err
+	})
+	if sigCtx.Err() != nil {
+		_ = notify.Stopping()
+		log.Info().Err(err).Msg("stopped while waiting for the exchange: nothing was quoted")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -263,6 +277,18 @@ func (d *daemon) run() error {
 	}
 	log.Info().Msg("stopped: no live orders")
 	return nil
+}
+
+// startRetry is the wait for an exchange that cannot be reached at start,
+// as [exchange.start_retry] configures it.
+func (d *daemon) startRetry() *startRetry {
+	s := &d.cfg.Exchange.StartRetry
+	return &startRetry{base: s.BaseDelay.Std(), max: s.MaxDelay.Std(), giveUp: s.GiveUpAfter.Std(), clock: exchange.SystemClock{}, log: d.log,
+		status: func(msg string) {
+			_ = d.notify.Status(msg)
+			d.health.SetReady(false, msg)
+		},
+		extend: func(t time.Duration) { _ = d.notify.ExtendTimeout(t) }}
 }
 
 // onCycle runs after every cycle: the watchdog is petted only while cycles

@@ -18,7 +18,8 @@ import (
 // selectMarkets reads the order-book market list and returns the markets to
 // quote: the configured condition ids and slugs (each must exist and be
 // tradable), then, with markets.auto.enabled, the first markets by
-// condition id that pass the rules, up to max_markets in all.
+// condition id that pass the rules, up to max_markets in all. A selection
+// the list cannot satisfy is a permanent error (see startRetryable).
 func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets) ([]strategy.Market, error) {
 	var all []exchange.Market
 	for m, err := range c.AllMarkets(ctx) {
@@ -45,10 +46,10 @@ func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets)
 	for _, want := range mc.ConditionIDs {
 		i := slices.IndexFunc(all, func(m exchange.Market) bool { return strings.EqualFold(m.ConditionID, want) })
 		if i < 0 {
-			return nil, fmt.Errorf("markets.condition_ids: %s is not listed by the exchange", want)
+			return nil, permanent(fmt.Errorf("markets.condition_ids: %s is not listed by the exchange", want))
 		}
 		if err := tradable(&all[i]); err != nil {
-			return nil, fmt.Errorf("markets.condition_ids: %s: %w", want, err)
+			return nil, permanent(fmt.Errorf("markets.condition_ids: %s: %w", want, err))
 		}
 		if err := add(&all[i]); err != nil {
 			return nil, err
@@ -57,10 +58,10 @@ func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets)
 	for _, want := range mc.Slugs {
 		i := slices.IndexFunc(all, func(m exchange.Market) bool { return m.MarketSlug == want })
 		if i < 0 {
-			return nil, fmt.Errorf("markets.slugs: %q is not listed by the exchange", want)
+			return nil, permanent(fmt.Errorf("markets.slugs: %q is not listed by the exchange", want))
 		}
 		if err := tradable(&all[i]); err != nil {
-			return nil, fmt.Errorf("markets.slugs: %s: %w", want, err)
+			return nil, permanent(fmt.Errorf("markets.slugs: %s: %w", want, err))
 		}
 		if err := add(&all[i]); err != nil {
 			return nil, err
@@ -90,7 +91,7 @@ func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no market selected: set markets.condition_ids, markets.slugs or markets.auto.enabled (and check its rules)")
+		return nil, permanent(fmt.Errorf("no market selected: set markets.condition_ids, markets.slugs or markets.auto.enabled (and check its rules)"))
 	}
 	return out, nil
 }
