@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mmbot/mmbot/exchange/sim"
 )
 
@@ -128,5 +130,26 @@ func TestSimCommandUsageErrors(t *testing.T) {
 				t.Errorf("err = %v, want a usage error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestSimGarbageFlags: the garbage-books flags reach the exchange's faults.
+func TestSimGarbageFlags(t *testing.T) {
+	var f simFlags
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--fault-garbage-rate", "0.25", "--fault-garbage-kind", "crossed", "--fault-garbage-markets", "0xa,0xb"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.config(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.Faults
+	if g.GarbageRate != 0.25 || g.GarbageKind != "crossed" || len(g.GarbageMarkets) != 2 || g.GarbageMarkets[1] != "0xb" {
+		t.Fatalf("faults %+v", g)
+	}
+	if _, err := sim.New(sim.Config{Faults: sim.Faults{GarbageKind: "nonsense"}}); err == nil || !strings.Contains(err.Error(), "crossed") {
+		t.Errorf("an unknown kind: %v, want an error listing the kinds", err)
 	}
 }
