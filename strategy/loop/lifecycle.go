@@ -114,7 +114,7 @@ func (l *Loop) finish(rep *CycleReport) {
 	}
 	for i, mr := range l.markets {
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
-			Position: mr.snap.Position, Stopped: mr.stopped, Stale: mr.stale}
+			Position: mr.snap.Position, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal()}
 		ms.Position = [2]decimal.Decimal{l.pos[mr.m.TokenIDs[strategy.Yes]], l.pos[mr.m.TokenIDs[strategy.No]]}
 		for _, lo := range byMarket[i] {
 			ms.Open++

@@ -36,6 +36,10 @@ type MarketStatus struct {
 	BookAge     time.Duration
 	Stopped     string
 	Stale       bool
+	// Refused is why the market's last book was refused (Config.CheckBook,
+	// e.g. a tick that is not one of the exchange's): it is not quoted
+	// while this is set. Empty while its books pass.
+	Refused string
 }
 
 // Status is the loop's state after its last cycle.
@@ -66,7 +70,10 @@ type CycleReport struct {
 	Cancelled int
 	Fills     int
 	Rejected  []string // reasons, one per refused order (risk reasons and "exchange")
-	Status    *Status
+	// BooksRefused are the reasons of the books Config.CheckBook refused in
+	// the cycle, one per book (exchange.ValidationError.Reason).
+	BooksRefused []string
+	Status       *Status
 }
 
 // Observer hears about every cycle; the daemon turns reports into metrics.
