@@ -189,7 +189,7 @@ func (d *daemon) run() error {
 	d.health.SetReady(false, "waiting for the exchange")
 	err = d.startRetry().do(sigCtx, "market selection", func(ctx context.Context) error {
 		var err error
-		markets, err = selectMarkets(ctx, d.client, &cfg.Markets)
+		markets, err = selectMarkets(ctx, d.client, &cfg.Markets, d.obs.marketRefused)
 		return err
 	})
 	if sigCtx.Err() != nil {

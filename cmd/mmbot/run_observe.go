@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -35,6 +36,9 @@ type observer struct {
 	redirects sync.Map
 	// capped holds the endpoints whose capped Retry-After was logged.
 	capped sync.Map
+	// refusedTerms holds the market and reason of each market whose terms
+	// were refused at selection and logged.
+	refusedTerms sync.Map
 	// kill, once set, hears of cancels the exchange throttles; now is its
 	// clock (time.Now when nil).
 	kill atomic.Pointer[risk.KillSwitch]
@@ -82,6 +86,23 @@ func (o *observer) retryAfterCapped(endpoint string, asked, used time.Duration) 
 	}
 }
 
+// marketRefused counts a market left out of the selection for invalid
+// terms and logs it once per market and reason.
+func (o *observer) marketRefused(conditionID string, err error) {
+	reason := "invalid"
+	var ve *exchange.ValidationError
+	if errors.As(err, &ve) {
+		reason = ve.Reason
+	}
+	if o.m != nil {
+		o.m.MarketDataRefused.WithLabelValues(reason).Inc()
+	}
+	if _, seen := o.refusedTerms.LoadOrStore(conditionID+" "+reason, true); !seen {
+		o.log.Warn().Str("market", conditionID).Str("reason", reason).Err(err).
+			Msg("market refused at selection: its terms are invalid; it is not quoted (the others are)")
+	}
+}
+
 // redirectRefused counts a refused redirect and logs the first one of each
 // endpoint and target host.
 func (o *observer) redirectRefused(re *exchange.RedirectError) {
@@ -109,6 +130,9 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 	m.Fills.Add(float64(r.Fills))
 	for _, why := range r.Rejected {
 		m.OrdersRejected.WithLabelValues(why).Inc()
+	}
+	for _, why := range r.BooksRefused {
+		m.MarketDataRefused.WithLabelValues(why).Inc()
 	}
 	st := r.Status
 	m.LiveOrders.Set(float64(st.LiveOrders))
@@ -151,6 +175,8 @@ func printStatus(w io.Writer, st loop.Status, elapsed time.Duration, limits exch
 		switch {
 		case m.Stopped != "":
 			note = "stopped: " + m.Stopped
+		case m.Refused != "":
+			note = "refused: " + trunc(m.Refused, 100)
 		case m.Stale:
 			note = "stale book"
 		}

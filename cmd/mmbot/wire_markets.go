@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -19,8 +20,10 @@ import (
 // quote: the configured condition ids and slugs (each must exist and be
 // tradable), then, with markets.auto.enabled, the first markets by
 // condition id that pass the rules, up to max_markets in all. A selection
-// the list cannot satisfy is a permanent error (see startRetryable).
-func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets) ([]strategy.Market, error) {
+// the list cannot satisfy is a permanent error (see startRetryable). A
+// market whose terms are invalid (exchange.ValidateMarket) is left out and
+// handed to refused, when not nil.
+func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets, refused func(conditionID string, err error)) ([]strategy.Market, error) {
 	var all []exchange.Market
 	for m, err := range c.AllMarkets(ctx) {
 		if err != nil {
@@ -36,6 +39,13 @@ func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets)
 			return nil
 		}
 		sm, err := toStrategyMarket(m)
+		if errors.Is(err, exchange.ErrInvalidData) {
+			seen[m.ConditionID] = true // refused once per selection
+			if refused != nil {
+				refused(m.ConditionID, err)
+			}
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -154,10 +164,10 @@ func toStrategyMarket(m *exchange.Market) (strategy.Market, error) {
 	if strings.EqualFold(yes.Outcome, "no") && strings.EqualFold(no.Outcome, "yes") {
 		yes, no = no, yes
 	}
-	tick := m.MinimumTickSize.Decimal
-	if !tick.IsPositive() {
-		return strategy.Market{}, fmt.Errorf("market %s has no tick size", m.ConditionID)
+	if err := exchange.ValidateMarket(m); err != nil {
+		return strategy.Market{}, err
 	}
+	tick := m.MinimumTickSize.Decimal
 	sm := strategy.Market{ConditionID: m.ConditionID, Slug: m.MarketSlug, Question: m.Question, TokenIDs: [2]string{yes.TokenID, no.TokenID},
 		Tick: tick, MinSize: m.MinimumOrderSize.Decimal, NegRisk: m.NegRisk,
 		Rewards: strategy.RewardTerms{MinSize: m.Rewards.MinSize.Decimal, MaxSpread: m.Rewards.MaxSpread.Decimal, DailyRate: m.Rewards.DailyRate()}}

@@ -25,8 +25,11 @@ type Metrics struct {
 	KillSwitch       prometheus.Gauge       // 1 when tripped
 	KillSwitchTrips  *prometheus.CounterVec
 	BookAgeSeconds   *prometheus.GaugeVec // label market
-	LiveOrders       prometheus.Gauge
-	Markets          prometheus.Gauge
+	// MarketDataRefused counts books and market terms refused as invalid
+	// (exchange.ValidateBook, exchange.ValidateMarket).
+	MarketDataRefused *prometheus.CounterVec // label reason
+	LiveOrders        prometheus.Gauge
+	Markets           prometheus.Gauge
 }
 
 // New creates the collectors and registers them on reg.
@@ -55,11 +58,13 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		KillSwitchTrips: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_kill_switch_trips_total",
 			Help: "Kill switch trips by reason."}, []string{"reason"}),
 		BookAgeSeconds: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_book_age_seconds", Help: "Age of the newest book per market."}, []string{"market"}),
-		LiveOrders:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_live_orders", Help: "Orders live on the exchange according to the journal."}),
-		Markets:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_markets", Help: "Markets being quoted."}),
+		MarketDataRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_market_data_refused_total",
+			Help: "Books and market terms refused as invalid (the market is not quoted while they are), by reason."}, []string{"reason"}),
+		LiveOrders: prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_live_orders", Help: "Orders live on the exchange according to the journal."}),
+		Markets:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_markets", Help: "Markets being quoted."}),
 	}
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
-		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds,
+		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds, m.MarketDataRefused,
 		m.LiveOrders, m.Markets} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
