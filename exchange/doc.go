@@ -23,6 +23,14 @@
 // (ErrNotFound, ErrRateLimited, ...) with errors.Is. List endpoints have
 // iterators (iter.Seq2) that walk cursor or offset pages to the end.
 //
+// A hostile or broken server is bounded: a Retry-After longer than
+// WithMaxRetryAfter (default 1 min) is cut to it; each endpoint reads at
+// most what its largest honest answer needs (MaxAnswerBytes), a longer 2xx
+// answer being a *BodyTooLargeError, refused unread; and ValidateBook and
+// ValidateMarket refuse a book or market terms that break a rule
+// (*ValidationError, a stable Reason per rule) before anyone trades on
+// them.
+//
 // The package imports nothing of mmbot's own. Authenticated calls take their
 // headers from an Authenticator, which package signer implements. Tests and
 // backtests drive time with package exchange/clocktest.

@@ -15,7 +15,8 @@
 // them.
 //
 // A KillSwitch trips on loss or drawdown, consecutive order errors, an error
-// rate over a sliding window, a stale book or clock skew. It latches: once
+// rate over a sliding window, a stale book, clock skew, or cancels throttled
+// for too long. It latches: once
 // tripped it stays tripped, keeping the first reason, until an operator calls
 // Reset.
 //

@@ -21,6 +21,10 @@ type KillConfig struct {
 	MinWindowResults     int             // results needed in the window before the rate counts (default 10)
 	MaxBookAge           time.Duration   // trip on a book older than this
 	MaxClockSkew         time.Duration   // trip when |local − exchange| exceeds this
+	// MaxCancelThrottle trips the switch when the exchange throttles
+	// cancels (a 429 on DELETE /order) and asks for a wait this long or
+	// longer: while cancels are held back the quotes cannot be taken down.
+	MaxCancelThrottle time.Duration
 }
 
 // windowCap bounds the results kept for the error rate; with more results
@@ -55,6 +59,8 @@ func (c KillConfig) Validate() error {
 		return fmt.Errorf("risk: kill switch: MaxBookAge must not be negative, got %s", c.MaxBookAge)
 	case c.MaxClockSkew < 0:
 		return fmt.Errorf("risk: kill switch: MaxClockSkew must not be negative, got %s", c.MaxClockSkew)
+	case c.MaxCancelThrottle < 0:
+		return fmt.Errorf("risk: kill switch: MaxCancelThrottle must not be negative, got %s", c.MaxCancelThrottle)
 	}
 	return nil
 }
@@ -269,6 +275,16 @@ func (k *KillSwitch) OnClockSkew(skew time.Duration, now time.Time) {
 	defer k.mu.Unlock()
 	if m := k.cfg.MaxClockSkew; m > 0 && (skew > m || skew < -m) {
 		k.tripLocked(TripClockSkew, now, "clock skew %s (max %s)", skew.Round(time.Millisecond), m)
+	}
+}
+
+// OnCancelThrottled records that the exchange throttled cancels and asked
+// for a wait of wait before the next one (its Retry-After, before any cap).
+func (k *KillSwitch) OnCancelThrottled(wait time.Duration, now time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if m := k.cfg.MaxCancelThrottle; m > 0 && wait >= m {
+		k.tripLocked(TripCancelThrottled, now, "the exchange throttled cancels for %s (limit %s): quotes cannot be taken down", wait, m)
 	}
 }
 

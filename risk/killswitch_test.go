@@ -174,6 +174,23 @@ func TestKillSwitchLosses(t *testing.T) {
 	want("5", "5", "5")
 }
 
+// TestKillSwitchCancelThrottle: a throttle on cancels shorter than the
+// limit is no trip; one of the limit or longer is, with a reason of its own;
+// zero turns the trigger off.
+func TestKillSwitchCancelThrottle(t *testing.T) {
+	k := newKS(t, KillConfig{MaxCancelThrottle: 30 * time.Second})
+	k.OnCancelThrottled(29*time.Second, t0)
+	wantTrip(t, k, 0, t0)
+	k.OnCancelThrottled(24*time.Hour, t0.Add(time.Second))
+	wantTrip(t, k, TripCancelThrottled, t0.Add(time.Second))
+	if _, tr := k.Tripped(); !strings.Contains(tr.Detail, "24h0m0s") || tr.Reason.String() != "cancel_throttled" {
+		t.Fatalf("trip %+v: want the wait asked and reason cancel_throttled", tr)
+	}
+	k = newKS(t, KillConfig{})
+	k.OnCancelThrottled(24*time.Hour, t0)
+	wantTrip(t, k, 0, t0)
+}
+
 func TestKillSwitchResetAndHalt(t *testing.T) {
 	k := newKS(t, KillConfig{MaxSessionLoss: d("100"), MaxConsecutiveErrors: 2})
 	k.OnPnL(d("-150"), t0)
@@ -218,6 +235,7 @@ func TestKillConfigValidate(t *testing.T) {
 		{KillConfig{MinWindowResults: windowCap + 1}, "MinWindowResults"},
 		{KillConfig{MaxBookAge: -1}, "MaxBookAge"},
 		{KillConfig{MaxClockSkew: -1}, "MaxClockSkew"},
+		{KillConfig{MaxCancelThrottle: -1}, "MaxCancelThrottle"},
 	}
 	for _, c := range cases {
 		if _, err := NewKillSwitch(c.c); err == nil || !strings.Contains(err.Error(), c.field) {

@@ -20,6 +20,7 @@ const (
 	TripStaleBook                    // a book older than its maximum age
 	TripClockSkew                    // local clock too far from the exchange's
 	TripManual                       // an operator or the loop halted quoting
+	TripCancelThrottled              // the exchange throttled cancels for too long: quotes cannot be taken down
 	tripEnd
 )
 
@@ -33,6 +34,7 @@ var tripNames = [...]string{
 	"stale_book",
 	"clock_skew",
 	"manual",
+	"cancel_throttled",
 }
 
 // String returns the reason's stable snake_case name (a metric label).

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -68,8 +69,12 @@ func listMarkets(e *env, f marketsFlags) error {
 	if f.limit < 0 {
 		return usagef("--limit %d: want 0 or more", f.limit)
 	}
+	// A wait is never silent: each retry says why and for how long.
+	retried := func(endpoint string, attempt int, delay time.Duration, err error) {
+		fmt.Fprintf(e.stderr, "mmbot markets: %s failed (attempt %d: %v); retrying in %s\n", endpoint, attempt, err, delay.Round(time.Millisecond))
+	}
 	client, err := exchange.NewClient(exchange.Endpoints{Catalog: f.catalogURL, CLOB: f.clobURL},
-		exchange.WithUserAgent("mmbot/"+version))
+		exchange.WithUserAgent("mmbot/"+version), exchange.WithObserver(exchange.Observer{Retry: retried}))
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -182,3 +182,30 @@ func TestMarketsErrors(t *testing.T) {
 		t.Errorf("--help: %v, %q", err, errb.String())
 	}
 }
+
+// TestMarketsSaysWhyItWaits: a throttled page is retried after its
+// Retry-After, and the wait is said on stderr, not silent.
+func TestMarketsSaysWhyItWaits(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		if n == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = io.WriteString(w, `{"error":"slow down"}`)
+			return
+		}
+		_, _ = io.WriteString(w, marketsPages["Mg=="])
+	}))
+	defer srv.Close()
+	e, out, errb := marketsEnv(nil)
+	if err := listMarkets(e, marketsFlags{clobURL: srv.URL + "/clob"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "0xc3") {
+		t.Errorf("stdout %q", out.String())
+	}
+	if s := errb.String(); !strings.Contains(s, "GET /markets failed") || !strings.Contains(s, "429") || !strings.Contains(s, "retrying in 1s") {
+		t.Errorf("stderr %q does not say why and how long it waits", s)
+	}
+}

@@ -87,7 +87,7 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}
-	markets, err := selectMarkets(ctx, client, &cfg.Markets)
+	markets, err := selectMarkets(ctx, client, &cfg.Markets, obs.marketRefused)
 	if err != nil {
 		return err
 	}

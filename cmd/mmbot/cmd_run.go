@@ -22,6 +22,7 @@ import (
 	"github.com/mmbot/mmbot/internal/sdnotify"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/state"
+	"github.com/mmbot/mmbot/strategy"
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
@@ -188,7 +189,20 @@ func (d *daemon) run() error {
 		log.Info().Str("listen", "http://"+addr.String()).Str("status", "mmbot status --addr "+addr.String()).Msg("metrics, /healthz and /readyz")
 	}
 
-	markets, err := selectMarkets(sigCtx, d.client, &cfg.Markets)
+	// Market selection is the first call to the exchange: when it cannot be
+	// reached, wait for it (not ready; SIGTERM ends the wait and exits 0).
+	var markets []strategy.Market
+	d.health.SetReady(false, "waiting for the exchange")
+	err = d.startRetry().do(sigCtx, "market selection", func(ctx context.Context) error {
+		var err error
+		markets, err = selectMarkets(ctx, d.client, &cfg.Markets, d.obs.marketRefused)
+		return err
+	})
+	if sigCtx.Err() != nil {
+		_ = notify.Stopping()
+		log.Info().Err(err).Msg("stopped while waiting for the exchange: nothing was quoted")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -222,6 +236,8 @@ func (d *daemon) run() error {
 	}
 	d.obs.watchRisk(d.kill, &cfg.Risk)
 	d.status.kill.Store(d.kill)
+	// A long throttle on cancels trips it (the client's observer tells).
+	d.obs.cancelKill.Store(d.kill)
 	cp, err := parseCrashpoint(e.getenv(crashpointEnv)) // a test hook; unset wraps nothing
 	if err != nil {
 		return err
@@ -270,6 +286,18 @@ func (d *daemon) run() error {
 	}
 	log.Info().Msg("stopped: no live orders")
 	return nil
+}
+
+// startRetry is the wait for an exchange that cannot be reached at start,
+// as [exchange.start_retry] configures it.
+func (d *daemon) startRetry() *startRetry {
+	s := &d.cfg.Exchange.StartRetry
+	return &startRetry{base: s.BaseDelay.Std(), max: s.MaxDelay.Std(), giveUp: s.GiveUpAfter.Std(), clock: exchange.SystemClock{}, log: d.log,
+		status: func(msg string) {
+			_ = d.notify.Status(msg)
+			d.health.SetReady(false, msg)
+		},
+		extend: func(t time.Duration) { _ = d.notify.ExtendTimeout(t) }}
 }
 
 // onCycle runs after every cycle: the watchdog is petted only while cycles

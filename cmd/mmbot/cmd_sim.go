@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,6 +51,9 @@ type simFlags struct {
 	step, authWindow                              time.Duration
 	faultErr, faultDB, faultDelayRate, faultDrop  float64
 	faultDelay, maintenanceAfter, maintenanceSpan time.Duration
+	garbageRate                                   float64
+	garbageKind                                   string
+	garbageMarkets                                []string
 }
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
@@ -79,6 +83,9 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.faultDrop, "fault-drop-rate", 0, "fraction of responses cut off halfway (connection closed)")
 	fs.DurationVar(&f.maintenanceAfter, "maintenance-after", 0, "start a maintenance window this long after start (with --maintenance-for)")
 	fs.DurationVar(&f.maintenanceSpan, "maintenance-for", 0, "length of the maintenance window: order endpoints answer 503")
+	fs.Float64Var(&f.garbageRate, "fault-garbage-rate", 0, "fraction of books POST /books answers as garbage (see --fault-garbage-kind)")
+	fs.StringVar(&f.garbageKind, "fault-garbage-kind", "", "the garbage of a garbage book: "+strings.Join(sim.GarbageKinds, ", ")+` ("": one at random per book)`)
+	fs.StringSliceVar(&f.garbageMarkets, "fault-garbage-markets", nil, "condition `ids` whose books are always answered as garbage (repeatable)")
 	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.jsonl.gz), committed on shutdown")
 }
 
@@ -89,7 +96,7 @@ func (f *simFlags) config(now time.Time) (sim.Config, error) {
 		AuthWindow: f.authWindow, NoRateLimits: f.noRateLimits, DataAllowlist: f.allowlist,
 		Flow: sim.FlowConfig{Disabled: f.noFlow, TakerRate: f.flowRate, Informed: f.informed, Volatility: f.volatility},
 		Faults: sim.Faults{ErrorRate: f.faultErr, DBFailureRate: f.faultDB, DelayRate: f.faultDelayRate,
-			Delay: f.faultDelay, DropRate: f.faultDrop},
+			Delay: f.faultDelay, DropRate: f.faultDrop, GarbageRate: f.garbageRate, GarbageKind: f.garbageKind, GarbageMarkets: f.garbageMarkets},
 	}
 	if f.markets < 1 {
 		return cfg, usagef("--markets %d: want at least 1", f.markets)

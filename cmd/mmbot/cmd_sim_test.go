@@ -18,6 +18,8 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/mmbot/mmbot/configs"
+	"github.com/spf13/pflag"
+
 	"github.com/mmbot/mmbot/exchange/sim"
 )
 
@@ -197,5 +199,26 @@ func TestRunTakesTheURLsFromTheCredentialsFile(t *testing.T) {
 		" (exchange.data_url, exchange.catalog_url, exchange.clob_url from account.credentials_file " + creds + ")"
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("config check: exit %d, want %q in:\n%s", code, want, out)
+	}
+}
+
+// TestSimGarbageFlags: the garbage-books flags reach the exchange's faults.
+func TestSimGarbageFlags(t *testing.T) {
+	var f simFlags
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--fault-garbage-rate", "0.25", "--fault-garbage-kind", "crossed", "--fault-garbage-markets", "0xa,0xb"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.config(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.Faults
+	if g.GarbageRate != 0.25 || g.GarbageKind != "crossed" || len(g.GarbageMarkets) != 2 || g.GarbageMarkets[1] != "0xb" {
+		t.Fatalf("faults %+v", g)
+	}
+	if _, err := sim.New(sim.Config{Faults: sim.Faults{GarbageKind: "nonsense"}}); err == nil || !strings.Contains(err.Error(), "crossed") {
+		t.Errorf("an unknown kind: %v, want an error listing the kinds", err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,10 +17,13 @@ import (
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
+// cancelEndpoint is the client's name of DELETE /order (exchange.Observer).
+const cancelEndpoint = "clob DELETE /order"
+
 // observer turns the loop's cycle reports and the client's events into
 // metrics, and counts what the summary reports.
 type observer struct {
-	log     zerolog.Logger // warnings: refused redirects
+	log     zerolog.Logger // warnings: refused redirects, capped Retry-After
 	m       *metrics.Metrics
 	buckets func(time.Time) []exchange.BucketSnapshot
 	got429  atomic.Int64
@@ -34,16 +38,36 @@ type observer struct {
 	lastTrip      time.Time        // when the last trip counted happened
 	admitted      map[string]uint64
 	markouts      markouts
+	// capped holds the endpoints whose capped Retry-After was logged.
+	capped sync.Map
+	// refusedTerms holds the market and reason of each market whose terms
+	// were refused at selection and logged.
+	refusedTerms sync.Map
+	// kill, once set, hears of cancels the exchange throttles; now is its
+	// clock (time.Now when nil).
+	cancelKill atomic.Pointer[risk.KillSwitch]
+	now        func() time.Time
+}
+
+func (o *observer) clock() time.Time {
+	if o.now != nil {
+		return o.now()
+	}
+	return time.Now()
 }
 
 func (o *observer) clientObserver() exchange.Observer {
 	return exchange.Observer{
-		RateLimited: func(string, time.Duration) {
+		RateLimited: func(endpoint string, asked time.Duration) {
 			o.got429.Add(1)
 			if o.m != nil {
 				o.m.RateLimited.Inc()
 			}
+			if k := o.cancelKill.Load(); k != nil && endpoint == cancelEndpoint {
+				k.OnCancelThrottled(asked, o.clock())
+			}
 		},
+		RetryAfterCapped: o.retryAfterCapped,
 		Retry: func(string, int, time.Duration, error) {
 			o.retries.Add(1)
 			if o.m != nil {
@@ -52,6 +76,35 @@ func (o *observer) clientObserver() exchange.Observer {
 		},
 		RequestDone:     o.requestDone,
 		RedirectRefused: o.redirectRefused,
+	}
+}
+
+// retryAfterCapped counts a Retry-After cut to exchange.max_retry_after and
+// logs the first one of each endpoint.
+func (o *observer) retryAfterCapped(endpoint string, asked, used time.Duration) {
+	if o.m != nil {
+		o.m.RetryAfterCapped.WithLabelValues(endpoint).Inc()
+	}
+	if _, seen := o.capped.LoadOrStore(endpoint, true); !seen {
+		o.log.Warn().Str("endpoint", endpoint).Str("asked", asked.String()).Str("waiting", used.String()).
+			Msg("exchange asked for a Retry-After longer than exchange.max_retry_after; waiting the cap instead (logged once per endpoint; counted in mmbot_http_retry_after_capped_total)")
+	}
+}
+
+// marketRefused counts a market left out of the selection for invalid
+// terms and logs it once per market and reason.
+func (o *observer) marketRefused(conditionID string, err error) {
+	reason := "invalid"
+	var ve *exchange.ValidationError
+	if errors.As(err, &ve) {
+		reason = ve.Reason
+	}
+	if o.m != nil {
+		o.m.MarketDataRefused.WithLabelValues(reason).Inc()
+	}
+	if _, seen := o.refusedTerms.LoadOrStore(conditionID+" "+reason, true); !seen {
+		o.log.Warn().Str("market", conditionID).Str("reason", reason).Err(err).
+			Msg("market refused at selection: its terms are invalid; it is not quoted (the others are)")
 	}
 }
 
@@ -83,6 +136,9 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 	m.Fills.Add(float64(r.Fills))
 	for _, why := range r.Rejected {
 		m.OrdersRejected.WithLabelValues(why).Inc()
+	}
+	for _, why := range r.BooksRefused {
+		m.MarketDataRefused.WithLabelValues(why).Inc()
 	}
 	st := r.Status
 	m.LiveOrders.Set(float64(st.LiveOrders))

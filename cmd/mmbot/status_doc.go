@@ -125,6 +125,7 @@ type marketDoc struct {
 	BookAgeSeconds float64       `json:"book_age_seconds"`
 	Stale          bool          `json:"stale"`
 	Stopped        string        `json:"stopped"`
+	Refused        string        `json:"refused"`
 	LastError      *errorDoc     `json:"last_error"`
 }
 
@@ -232,7 +233,7 @@ func marketDocOf(m *loop.MarketStatus) marketDoc {
 		OpenOrders: m.Open, Orders: make([]orderDoc, 0, len(m.Orders)),
 		PnL:            pnlDoc{Realized: m.RealizedPnL.String(), Marked: m.MarkedPnL.String()},
 		Collateral:     collateralDocOf(m.AtRisk, m.OrdersAtRisk),
-		BookAgeSeconds: seconds(m.BookAge), Stale: m.Stale, Stopped: m.Stopped,
+		BookAgeSeconds: seconds(m.BookAge), Stale: m.Stale, Stopped: m.Stopped, Refused: m.Refused,
 		LastError: errorDocOf(m.LastError, m.LastErrorAt),
 	}
 	if m.HasFair {

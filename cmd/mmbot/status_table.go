@@ -95,6 +95,8 @@ func marketNote(m *marketDoc, clock func(time.Time) string) string {
 	switch {
 	case m.Stopped != "":
 		return "stopped: " + m.Stopped
+	case m.Refused != "":
+		return "refused: " + m.Refused
 	case m.Stale:
 		return "stale book"
 	case m.LastError != nil:

@@ -43,6 +43,7 @@ func newClient(cfg *configs.Config, urls exchange.Endpoints, auth exchange.Authe
 		exchange.WithLimits(clientLimits(&cfg.Exchange.Limits)),
 		exchange.WithRetry(exchange.RetryPolicy{MaxAttempts: r.MaxAttempts, BaseDelay: r.BaseDelay.Std(), MaxDelay: r.MaxDelay.Std()}),
 		exchange.WithMaxBatch(cfg.Exchange.MaxBatch),
+		exchange.WithMaxRetryAfter(cfg.Exchange.MaxRetryAfter.Std()),
 		exchange.WithObserver(obs),
 		exchange.WithUserAgent("mmbot/" + version),
 	}

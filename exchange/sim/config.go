@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -120,16 +122,27 @@ type Faults struct {
 	// Maintenance refuses POST /orders and DELETE /order with 503 while
 	// MaintenanceFrom <= wall clock < MaintenanceUntil.
 	MaintenanceFrom, MaintenanceUntil time.Time
+	// Garbage books: POST /books answers a corrupted book for every token
+	// of the markets in GarbageMarkets (condition ids), and for any other
+	// token with probability GarbageRate. GarbageKind is the corruption,
+	// one of GarbageKinds; "" draws one at random per book. The exchange's
+	// own state is untouched: only the answer is garbage.
+	GarbageMarkets []string
+	GarbageRate    float64
+	GarbageKind    string
 }
 
 func (f Faults) validate() error {
-	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate} {
+	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate, f.GarbageRate} {
 		if !(r >= 0 && r <= 1) {
 			return fmt.Errorf("sim: fault rate %v outside [0, 1]", r)
 		}
 	}
 	if f.Delay < 0 {
 		return fmt.Errorf("sim: fault delay %s is negative", f.Delay)
+	}
+	if f.GarbageKind != "" && !slices.Contains(GarbageKinds, f.GarbageKind) {
+		return fmt.Errorf("sim: garbage kind %q: want one of %s", f.GarbageKind, strings.Join(GarbageKinds, ", "))
 	}
 	return nil
 }

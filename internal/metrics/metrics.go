@@ -17,14 +17,20 @@ type Metrics struct {
 	// RedirectsRefused counts redirects the client refused to follow (any
 	// on an authenticated call, any to another host on a public read).
 	RedirectsRefused *prometheus.CounterVec // label endpoint
+	// RetryAfterCapped counts answers whose Retry-After asked for more than
+	// exchange.max_retry_after (the client waited the cap instead).
+	RetryAfterCapped *prometheus.CounterVec // label endpoint
 	TokensInUse      *prometheus.GaugeVec   // label bucket: fraction of the bucket in use
 	Position         *prometheus.GaugeVec   // labels market, outcome: shares
 	PnL              *prometheus.GaugeVec   // label kind: realized, marked
 	KillSwitch       prometheus.Gauge       // 1 when tripped
 	KillSwitchTrips  *prometheus.CounterVec
 	BookAgeSeconds   *prometheus.GaugeVec // label market
-	LiveOrders       prometheus.Gauge
-	Markets          prometheus.Gauge
+	// MarketDataRefused counts books and market terms refused as invalid
+	// (exchange.ValidateBook, exchange.ValidateMarket).
+	MarketDataRefused *prometheus.CounterVec // label reason
+	LiveOrders        prometheus.Gauge
+	Markets           prometheus.Gauge
 
 	CycleErrors   prometheus.Counter     // cycles that ended in an error
 	LastCycle     prometheus.Gauge       // Unix time of the last cycle without error (the start before the first)
@@ -55,6 +61,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		Retries:     prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_http_retries_total", Help: "Retried idempotent reads."}),
 		RedirectsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_http_redirects_refused_total",
 			Help: "Redirects refused: none is followed on an authenticated call, none to another host on a public read."}, []string{"endpoint"}),
+		RetryAfterCapped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_http_retry_after_capped_total",
+			Help: "Answers whose Retry-After asked for more than exchange.max_retry_after; the client waited the cap."}, []string{"endpoint"}),
 		TokensInUse: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_ratelimit_in_use_ratio",
 			Help: "Fraction of each client-side rate-limit bucket in use (0 = full bucket available)."}, []string{"bucket"}),
 		Position:   prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_position_shares", Help: "Position in shares per market and outcome."}, []string{"market", "outcome"}),
@@ -63,8 +71,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		KillSwitchTrips: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_kill_switch_trips_total",
 			Help: "Kill switch trips by reason."}, []string{"reason"}),
 		BookAgeSeconds: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_book_age_seconds", Help: "Age of the newest book per market."}, []string{"market"}),
-		LiveOrders:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_live_orders", Help: "Orders live on the exchange according to the journal."}),
-		Markets:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_markets", Help: "Markets being quoted."}),
+		MarketDataRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_market_data_refused_total",
+			Help: "Books and market terms refused as invalid (the market is not quoted while they are), by reason."}, []string{"reason"}),
+		LiveOrders: prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_live_orders", Help: "Orders live on the exchange according to the journal."}),
+		Markets:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_markets", Help: "Markets being quoted."}),
 
 		CycleErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_cycle_errors_total", Help: "Quote cycles that ended in an error."}),
 		LastCycle: prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_cycle_last_success_timestamp_seconds",
@@ -91,7 +101,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m.AuthFailures.WithLabelValues("401")
 	m.AuthFailures.WithLabelValues("403")
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
-		m.RateLimited, m.Retries, m.RedirectsRefused, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds,
+		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds, m.MarketDataRefused,
 		m.LiveOrders, m.Markets, m.CycleErrors, m.LastCycle, m.AuthFailures, m.RateCap, m.RateAdmitted, m.Drawdown,
 		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares} {
 		if err := reg.Register(c); err != nil {

@@ -34,7 +34,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 		return errNothingToQuote
 	}
 	now := l.clock.Now()
-	if err := l.readBooks(ctx, now); err != nil {
+	if err := l.readBooks(ctx, now, rep); err != nil {
 		return err
 	}
 	l.readTape(ctx, now)
@@ -98,7 +98,7 @@ func (l *Loop) tripped() bool {
 }
 
 // readBooks reads every quoted token's book in batches.
-func (l *Loop) readBooks(ctx context.Context, now time.Time) error {
+func (l *Loop) readBooks(ctx context.Context, now time.Time, rep *CycleReport) error {
 	var tokens []string
 	for _, mr := range l.markets {
 		if mr.stopped == "" {
@@ -110,13 +110,13 @@ func (l *Loop) readBooks(ctx context.Context, now time.Time) error {
 		books, err := l.venue.Books(ctx, chunk)
 		if err != nil {
 			if errors.Is(err, exchange.ErrNotFound) || errors.Is(err, exchange.ErrBadRequest) {
-				l.isolateBooks(ctx, chunk, now)
+				l.isolateBooks(ctx, chunk, now, rep)
 				continue
 			}
 			return fmt.Errorf("read books: %w", err)
 		}
 		for j := range books {
-			l.takeBook(&books[j], now)
+			l.takeBook(&books[j], now, rep)
 		}
 	}
 	for _, mr := range l.markets {
@@ -135,7 +135,7 @@ func (l *Loop) readBooks(ctx context.Context, now time.Time) error {
 
 // isolateBooks reads the books of one failed batch market by market, so that
 // one closed market does not blind the loop to the others.
-func (l *Loop) isolateBooks(ctx context.Context, tokens []string, now time.Time) {
+func (l *Loop) isolateBooks(ctx context.Context, tokens []string, now time.Time, rep *CycleReport) {
 	seen := map[int]bool{}
 	for _, tok := range tokens {
 		ref, ok := l.byToken[tok]
@@ -154,17 +154,26 @@ func (l *Loop) isolateBooks(ctx context.Context, tokens []string, now time.Time)
 			continue
 		}
 		for j := range books {
-			l.takeBook(&books[j], now)
+			l.takeBook(&books[j], now, rep)
 		}
 	}
 }
 
-func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time) {
+// takeBook uses one book read from the venue: checked (Config.CheckBook),
+// then normalized best-first and stored, noting a new tick or minimum size.
+func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) {
 	ref, ok := l.byToken[b.AssetID]
 	if !ok {
 		return
 	}
 	mr := l.markets[ref.market]
+	if l.cfg.CheckBook != nil {
+		if err := l.cfg.CheckBook(b); err != nil {
+			l.refuseBook(mr, ref.outcome, err, rep)
+			return
+		}
+		l.acceptBook(mr, ref.outcome)
+	}
 	b.Normalize()
 	mr.books[ref.outcome] = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
 	mr.hasBook[ref.outcome] = true
@@ -182,6 +191,49 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time) {
 	if b.MinOrderSize.IsPositive() {
 		mr.m.MinSize = b.MinOrderSize
 	}
+}
+
+// MsgBookRefused is the message of the one log line per market and reason
+// of a refused book.
+const MsgBookRefused = "book refused: the market is not quoted (its orders are cancelled) while the exchange's data for it is invalid; logged once per market and reason"
+
+// refuseBook marks a market's outcome as refused for err (from
+// Config.CheckBook): the market is not quoted until its books pass. One
+// line is logged per market and reason, however long the garbage lasts.
+func (l *Loop) refuseBook(mr *marketRun, o strategy.Outcome, err error, rep *CycleReport) {
+	reason := "invalid"
+	var ve *exchange.ValidationError
+	if errors.As(err, &ve) {
+		reason = ve.Reason
+	}
+	rep.BooksRefused = append(rep.BooksRefused, reason)
+	mr.refused[o] = err.Error()
+	if mr.logged == nil {
+		mr.logged = map[string]bool{}
+	}
+	if mr.logged[reason] {
+		l.log.Debug().Str("market", mr.m.ConditionID).Str("reason", reason).Err(err).Msg("book refused again")
+		return
+	}
+	mr.logged[reason] = true
+	l.log.Warn().Str("market", mr.m.ConditionID).Str("token", mr.m.TokenIDs[o]).Str("reason", reason).Err(err).Msg(MsgBookRefused)
+}
+
+// acceptBook clears a refusal of a market's outcome once its book passes.
+func (l *Loop) acceptBook(mr *marketRun, o strategy.Outcome) {
+	if mr.refused[o] == "" {
+		return
+	}
+	mr.refused[o] = ""
+	if mr.refusal() != "" {
+		return
+	}
+	ev := l.log.Debug()
+	if !mr.recovered {
+		mr.recovered = true
+		ev = l.log.Info()
+	}
+	ev.Str("market", mr.m.ConditionID).Msg("the market's books are valid again: quoting resumes")
 }
 
 // parseBookTime reads a book's timestamp (Unix milliseconds, or seconds);

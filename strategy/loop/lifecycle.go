@@ -122,7 +122,7 @@ func (l *Loop) finish(rep *CycleReport) {
 		sort.Slice(byMarket[i], func(a, b int) bool { return byMarket[i][a].Hash < byMarket[i][b].Hash })
 		yes, no := mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No]
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
-			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale,
+			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),
 			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt,
 			RealizedPnL: l.acct.realized[yes].Add(l.acct.realized[no]),
 			MarkedPnL:   l.acct.markedToken(yes, l.pos[yes], mark).Add(l.acct.markedToken(no, l.pos[no], mark))}

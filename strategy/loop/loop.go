@@ -37,6 +37,13 @@ type Config struct {
 	// NotFoundGrace is how long an order sent without an answer may stay
 	// unknown to the exchange before it is declared failed.
 	NotFoundGrace time.Duration
+	// CheckBook, when set, checks every book read before it is used (the
+	// daemon sets exchange.ValidateBook). A market with a book it refuses
+	// is not quoted, and its orders are cancelled, until its books pass
+	// again; the refusal is logged once per market and reason, reported in
+	// CycleReport.BooksRefused and shown in MarketStatus.Refused. Nil
+	// checks nothing (a backtest's recording was checked when it was read).
+	CheckBook func(*exchange.OrderBook) error
 }
 
 // Params are the strategy parameters that SIGHUP can reload.
@@ -93,12 +100,26 @@ type marketRun struct {
 	lastErr   string    // the last error met on the market
 	lastErrAt time.Time // when
 	stale     bool
+	// refused is, per outcome, why its last book was refused (CheckBook);
+	// the market is not quoted while either is set. logged holds the
+	// reasons already logged, recovered whether a recovery was logged.
+	refused   [2]string
+	logged    map[string]bool
+	recovered bool
 	fair      float64
 	hasFair   bool
 	snap      strategy.Snapshot
 	open      []*liveOrder
 	res       strategy.PassResult
 	need      float64
+}
+
+// refusal returns why the market's data is refused, or "".
+func (mr *marketRun) refusal() string {
+	if mr.refused[0] != "" {
+		return mr.refused[0]
+	}
+	return mr.refused[1]
 }
 
 // liveOrder is a non-final order the loop tracks.
@@ -135,6 +156,11 @@ type Loop struct {
 
 	lastErr   string    // the last failed cycle's error
 	lastErrAt time.Time // when
+	// cancelsHeld and placesHeld are when the venue takes cancels and
+	// placements again after it throttled them (a 429's Retry-After, or
+	// the rate limiter's wait): until then the loop sends none rather than
+	// stall its cycle waiting.
+	cancelsHeld, placesHeld time.Time
 }
 
 type tokenRef struct {

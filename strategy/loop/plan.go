@@ -19,7 +19,8 @@ type placement struct {
 // furthest from their targets go first, and a market that does not fit in
 // what is left is planned again with the remainder (the planner then keeps
 // its most valuable changes). Markets that are stale, stopped or on a new
-// tick grid get all their orders cancelled instead.
+// tick grid, or whose books are refused, get all their orders cancelled
+// instead.
 func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement) {
 	vb := l.venue.Budget(now)
 	rem := strategy.Budget{Places: vb.Orders, Cancels: vb.Cancels}
@@ -34,7 +35,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 	var cancels []*liveOrder
 	var active []int
 	for i, mr := range l.markets {
-		if mr.stopped != "" || mr.stale {
+		if mr.stopped != "" || mr.stale || mr.refusal() != "" {
 			cancels = append(cancels, mr.open...)
 			continue
 		}

@@ -3,7 +3,9 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mmbot/mmbot/exchange"
 )
@@ -13,7 +15,10 @@ import (
 // fill just before the cancel), then finalises it; when that read fails the
 // order stays tracked and the next read settles it. An order the exchange
 // no longer has is read again (it may have filled); a failed call is
-// counted against the kill switch. It returns the markets with a cancel
+// counted against the kill switch. After a throttled cancel (429) no cancel
+// is sent until its Retry-After has passed: the rest wait for a later cycle
+// instead of stalling this one on the rate limiter. It returns the markets
+// with a cancel
 // that was not confirmed, or that found a fill the plan did not know of
 // (nil when there is none).
 func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Batch, rep *CycleReport) map[int]bool {
@@ -25,7 +30,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 		unconfirmed[lo.market] = true
 	}
 	for _, lo := range cancels {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || l.clock.Now().Before(l.cancelsHeld) {
 			miss(lo)
 			continue
 		}
@@ -44,6 +49,10 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 			l.tally.CancelFailed++
 			l.log.Warn().Str("order", short(lo.Hash)).Err(err).Msg("cancel failed")
 			l.noteErr(lo.market, "cancel of "+short(lo.Hash)+" failed: "+err.Error())
+			if until, ok := throttledUntil(err, l.clock.Now()); ok {
+				l.cancelsHeld = until
+				l.log.Warn().Time("until", until).Msg("the exchange throttles cancels: sending none until then")
+			}
 			continue
 		}
 		l.orderResult(true)
@@ -79,11 +88,16 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 // sendPlaces sends the journaled intents in batches of MaxBatch. A batch
 // whose call fails leaves its orders "sent": nothing is resent, and the
 // order reads of the next cycles find out what happened (by hash). Intents
-// not handed to the venue because ctx ended are marked failed: they never
-// left.
+// not handed to the venue because ctx ended, or because a batch was
+// throttled (429) and its Retry-After has not passed, are marked failed:
+// they never left.
 func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, rep *CycleReport) {
 	for start := 0; start < len(intents); start += l.cfg.MaxBatch {
-		if err := ctx.Err(); err != nil {
+		err := ctx.Err()
+		if now := l.clock.Now(); err == nil && now.Before(l.placesHeld) {
+			err = fmt.Errorf("the exchange throttles placements until %s", l.placesHeld.Format(time.RFC3339))
+		}
+		if err != nil {
 			for i := start; i < len(intents); i++ {
 				if lo := l.orders[intents[i].Hash]; lo != nil {
 					l.finalise(lo, Update{Hash: lo.Hash, State: JFailed, Err: "not sent: " + err.Error()}, batch)
@@ -108,6 +122,9 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 				if lo := l.orders[chunk[i].Hash]; lo != nil {
 					l.noteErr(lo.market, "placing a batch failed: "+err.Error())
 				}
+			}
+			if until, ok := throttledUntil(err, l.clock.Now()); ok {
+				l.placesHeld = until
 			}
 			continue
 		}
@@ -147,6 +164,25 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 			batch.Updates = append(batch.Updates, Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: st, SizeMatched: lo.SizeMatched})
 		}
 	}
+}
+
+// throttledUntil reads a throttle out of a venue's error: a 429 (its
+// Retry-After, as the client capped it) or the rate limiter's refusal to
+// wait past a deadline. ok is false for any other error.
+func throttledUntil(err error, now time.Time) (until time.Time, ok bool) {
+	if !errors.Is(err, exchange.ErrRateLimited) {
+		return time.Time{}, false
+	}
+	wait := exchange.DefaultRetryAfter
+	var ae *exchange.APIError
+	var we *exchange.WaitError
+	switch {
+	case errors.As(err, &ae) && ae.RetryAfter > 0:
+		wait = ae.RetryAfter
+	case errors.As(err, &we) && we.Delay > 0:
+		wait = we.Delay
+	}
+	return now.Add(wait), true
 }
 
 // finalise records a final update and stops tracking the order.

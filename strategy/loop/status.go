@@ -56,6 +56,10 @@ type MarketStatus struct {
 	BookAge      time.Duration
 	Stopped      string
 	Stale        bool
+	// Refused is why the market's last book was refused (Config.CheckBook,
+	// e.g. a tick that is not one of the exchange's): it is not quoted
+	// while this is set. Empty while its books pass.
+	Refused string
 	// LastError is the last error met on this market (a refused order, a
 	// failed placement batch, cancel or order read, a signing or planning
 	// failure) and LastErrorAt when; empty and zero when none since the
@@ -122,7 +126,10 @@ type CycleReport struct {
 	Fills     int
 	Filled    []Fill   // the fills counted in Fills, in the order they were booked
 	Rejected  []string // reasons, one per refused order (risk reasons and "exchange")
-	Status    *Status
+	// BooksRefused are the reasons of the books Config.CheckBook refused in
+	// the cycle, one per book (exchange.ValidationError.Reason).
+	BooksRefused []string
+	Status       *Status
 }
 
 // Fill is one fill of one of our orders as an observer sees it (the daemon
