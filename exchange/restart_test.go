@@ -175,9 +175,9 @@ func TestRestartsKeepEveryWindow(t *testing.T) {
 func TestRestartChainRandom(t *testing.T) {
 	const w = 10 * time.Second
 	fills := []float64{0.5, 0.8, 0.95, 1}
-	runs := 100
+	runs := 40
 	if testing.Short() {
-		runs = 20
+		runs = 10
 	}
 	for i := range runs {
 		rng := rand.New(rand.NewPCG(uint64(i), 7))
