@@ -49,6 +49,7 @@ type Client struct {
 	clock    Clock
 	limits   Limits
 	lim      *limiter
+	spent    *Spent // WithSpent: what the previous process's buckets spent
 	retry    RetryPolicy
 	obs      Observer
 	ua       string
@@ -212,7 +213,7 @@ func NewClient(ep Endpoints, opts ...Option) (*Client, error) {
 		}
 	}
 	c.hc = withRedirectPolicy(c.hc)
-	lim, err := newLimiter(c.limits, c.clock.Now())
+	lim, err := newLimiter(c.limits, c.clock.Now(), c.spent)
 	if err != nil {
 		return nil, err
 	}

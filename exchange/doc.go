@@ -17,7 +17,9 @@
 // spec's rules before sending (*ParamError), keeps under every cap of the
 // spec's limits table with token buckets driven by an injected Clock
 // (failing fast with a *WaitError when a wait would pass the context's
-// deadline), retries idempotent reads after 5xx, 429 and network failures
+// deadline; WithSpent starts the buckets from what a previous process's
+// Spent records, so that the caps also hold across restarts), retries
+// idempotent reads after 5xx, 429 and network failures
 // with full-jitter backoff, and never retries POST /orders or DELETE /order.
 // Errors from the server are *APIError values that match the sentinels
 // (ErrNotFound, ErrRateLimited, ...) with errors.Is. List endpoints have

@@ -165,10 +165,32 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
-	d.client, err = newClient(cfg, urls, d.authFor(l2), d.obs.clientObserver())
+
+	// The journal, before the client: the client's rate-limit buckets
+	// start from what the previous process spent (wire_ratespent.go).
+	store, err := state.Open(d.statePath(), state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: sgn.Address()})
+	if err != nil {
+		return fmt.Errorf("state journal: %w", err)
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error().Err(err).Msg("closing the journal")
+		}
+	}()
+
+	d.client, err = newClient(cfg, urls, d.authFor(l2), d.obs.clientObserver(), spentOptions(store, log)...)
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}
+	saver, err := startSpentSaver(d.client, store, log)
+	if err != nil {
+		return err
+	}
+	defer func() { // after the shutdown's cancels: nothing is sent any more
+		if err := saver.retire(); err != nil {
+			log.Error().Err(err).Msg("stopping")
+		}
+	}()
 	d.obs.buckets = d.client.Buckets
 	d.status = newStatusSource(time.Now(), d.flags.dryRun, d.health, d.obs, d.client.Buckets, cfg.Risk.MaxCollateralAtRisk)
 	log.Info().Str("address", sgn.Address()).Str("maker", sgn.Maker()).Int("signature_type", acct.sigType).Msg("account")
@@ -214,17 +236,6 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
-
-	// The journal.
-	store, err := state.Open(d.statePath(), state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: sgn.Address()})
-	if err != nil {
-		return fmt.Errorf("state journal: %w", err)
-	}
-	defer func() {
-		if err := store.Close(); err != nil {
-			log.Error().Err(err).Msg("closing the journal")
-		}
-	}()
 
 	params, est, err := strategyParams(cfg)
 	if err != nil {

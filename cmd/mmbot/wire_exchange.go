@@ -35,8 +35,9 @@ func clientLimits(l *configs.Limits) exchange.Limits {
 }
 
 // newClient builds the exchange client for urls with the config's limits,
-// retries and timeout. auth may be nil (public reads only).
-func newClient(cfg *configs.Config, urls exchange.Endpoints, auth exchange.Authenticator, obs exchange.Observer) (*exchange.Client, error) {
+// retries and timeout, and any extra options. auth may be nil (public
+// reads only).
+func newClient(cfg *configs.Config, urls exchange.Endpoints, auth exchange.Authenticator, obs exchange.Observer, extra ...exchange.Option) (*exchange.Client, error) {
 	r := &cfg.Exchange.Retry
 	opts := []exchange.Option{
 		exchange.WithHTTPClient(&http.Client{Timeout: cfg.Exchange.RequestTimeout.Std()}),
@@ -50,7 +51,7 @@ func newClient(cfg *configs.Config, urls exchange.Endpoints, auth exchange.Authe
 	if auth != nil {
 		opts = append(opts, exchange.WithAuthenticator(auth))
 	}
-	return exchange.NewClient(urls, opts...)
+	return exchange.NewClient(urls, append(opts, extra...)...)
 }
 
 func signerConfig(cfg *configs.Config) signer.Config {
