@@ -85,3 +85,60 @@ func (b *liveBook) apply(c wsChange) error {
 	}
 	return nil
 }
+
+// crossed reports whether the best bid is at or above the best ask (a book
+// the exchange never shows at rest: one match sent as several price_change
+// messages leaves the importer's copy crossed between them).
+func (b *liveBook) crossed() bool {
+	return len(b.bids) > 0 && len(b.asks) > 0 && b.bids[0].Price.GreaterThanOrEqual(b.asks[0].Price)
+}
+
+// dropBeyond removes the bids above bid and the asks below ask (the levels
+// a message's best_bid and best_ask say the exchange no longer has), and
+// returns how many it removed.
+func (b *liveBook) dropBeyond(bid, ask decimal.Decimal) int {
+	n := 0
+	for len(b.bids) > 0 && b.bids[0].Price.GreaterThan(bid) {
+		b.bids = b.bids[1:]
+		n++
+	}
+	for len(b.asks) > 0 && b.asks[0].Price.LessThan(ask) {
+		b.asks = b.asks[1:]
+		n++
+	}
+	return n
+}
+
+// dropStale removes the levels of the side opposite to fresh (the side
+// the message changed last) that the fresh side's best price crosses, and
+// returns how many it removed.
+func (b *liveBook) dropStale(fresh exchange.Side) int {
+	n := 0
+	if fresh == exchange.Buy {
+		for len(b.bids) > 0 && len(b.asks) > 0 && b.asks[0].Price.LessThanOrEqual(b.bids[0].Price) {
+			b.asks = b.asks[1:]
+			n++
+		}
+		return n
+	}
+	for len(b.bids) > 0 && len(b.asks) > 0 && b.bids[0].Price.GreaterThanOrEqual(b.asks[0].Price) {
+		b.bids = b.bids[1:]
+		n++
+	}
+	return n
+}
+
+// mirror returns the complement's side of levels: each price p becomes
+// 1 − p with the same size. A YES book's asks mirrored are the NO book's
+// bids (best first stays best first) and its bids mirrored the NO asks.
+func mirror(levels []exchange.PriceLevel) ([]exchange.PriceLevel, error) {
+	one := decimal.NewFromInt(1)
+	out := make([]exchange.PriceLevel, len(levels))
+	for i, l := range levels {
+		if !l.Price.LessThan(one) {
+			return nil, fmt.Errorf("price %s: a binary outcome's price is below 1, so it has no complement", l.Price)
+		}
+		out[i] = exchange.PriceLevel{Price: one.Sub(l.Price), Size: l.Size}
+	}
+	return out, nil
+}

@@ -32,13 +32,31 @@ func (c *collect) Write(e recording.Event) error {
 	return nil
 }
 
+// checkAccounted checks that every message was imported or skipped.
+func checkAccounted(t *testing.T, st Stats) {
+	t.Helper()
+	n := 0
+	for _, c := range st.Imported {
+		n += c
+	}
+	for _, c := range st.Skipped {
+		n += c
+	}
+	if n != st.Messages {
+		t.Errorf("%d messages read, %d imported or skipped: %+v", st.Messages, n, st)
+	}
+	if st.Events != st.Books+st.Trades+st.Metas {
+		t.Errorf("events %d != books + trades + metas: %+v", st.Events, st)
+	}
+}
+
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	golden.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestImportFixtures(t *testing.T) {
-	opts := Options{MinOrderSize: fixture.Dec("5")}
+	opts := Options{Terms: Terms{MinSize: fixture.Dec("5")}}
 	var outputs []string
 	for _, name := range []string{"ws_messages.jsonl", "ws_messages.json", "ws_messages.json.gz"} {
 		t.Run(name, func(t *testing.T) {
@@ -49,10 +67,12 @@ func TestImportFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 11 messages; 2 skipped (best_bid_ask, the price change of a token without a book).
-			if st.Messages != 11 || st.Books != 6 || st.Trades != 2 || st.Metas != 3 ||
-				st.Skipped["best_bid_ask"] != 1 || st.Skipped["price_change (before a book)"] != 1 {
+			// Metas: the terms of tokens 111 and 222, a tick change, two resolutions.
+			if st.Messages != 11 || st.Books != 6 || st.Trades != 2 || st.Metas != 5 ||
+				st.Skipped["best_bid_ask: "+reasonNotUsed] != 1 || st.Skipped[reasonBeforeBook] != 1 {
 				t.Errorf("stats = %+v", st)
 			}
+			checkAccounted(t, st)
 			for i := 1; i < len(c.evs); i++ {
 				if c.evs[i].Time().Before(c.evs[i-1].Time()) {
 					t.Errorf("event %d out of order", i)
@@ -88,7 +108,7 @@ func readFixture(t *testing.T, name string) []byte {
 
 func TestImportFileWritesRecording(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rec.jsonl.gz")
-	st, err := ImportFile(context.Background(), filepath.Join("testdata", "ws_messages.json"), out, Options{}, recording.WithCreated(fixture.T0))
+	st, err := ImportFiles(context.Background(), []string{filepath.Join("testdata", "ws_messages.json")}, out, Options{}, recording.WithCreated(fixture.T0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +125,7 @@ func TestImportFileWritesRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	out2 := filepath.Join(t.TempDir(), "bad.gz")
-	if _, err := ImportFile(context.Background(), bad, out2, Options{}); err == nil {
+	if _, err := ImportFiles(context.Background(), []string{bad}, out2, Options{}); err == nil {
 		t.Fatal("bad input imported")
 	}
 	if _, err := os.Stat(out2); !errors.Is(err, os.ErrNotExist) {

@@ -13,8 +13,9 @@ import (
 
 // wsMessage is the union of the exchange's public market-channel message
 // shapes that the importer understands (see docs/data-format.md):
-// book, price_change (both the per-message asset_id/changes shape and the
-// price_changes shape), last_trade_price, tick_size_change and
+// book, price_change (the price_changes shape, the older asset_id/changes
+// shape and the oldest flat shape with price, side and size at the top
+// level), last_trade_price, tick_size_change and
 // market_resolved. Other event types are counted and skipped.
 type wsMessage struct {
 	EventType      string     `json:"event_type"`
@@ -30,6 +31,8 @@ type wsMessage struct {
 	Price          wsDec      `json:"price"`
 	Size           wsDec      `json:"size"`
 	Side           string     `json:"side"`
+	BestBid        wsDec      `json:"best_bid"` // on the flat price_change shape
+	BestAsk        wsDec      `json:"best_ask"`
 	Changes        []wsChange `json:"changes"`
 	PriceChanges   []wsChange `json:"price_changes"`
 	NewTickSize    wsDec      `json:"new_tick_size"`
@@ -47,6 +50,9 @@ type wsChange struct {
 	Price   wsDec  `json:"price"`
 	Size    wsDec  `json:"size"`
 	Side    string `json:"side"`
+	// The token's best prices after the change (price_changes shape).
+	BestBid wsDec `json:"best_bid"`
+	BestAsk wsDec `json:"best_ask"`
 }
 
 // wsDec is a decimal that travels as a string (or a number); "" and null

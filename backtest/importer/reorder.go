@@ -10,21 +10,32 @@ import (
 
 // reorder restores time order among events that arrive slightly out of
 // order (exchange timestamps of different tokens interleave): it holds up to
-// window events in a min-heap on (Time, arrival) and emits the earliest when
-// full. An event older than one already emitted is an error, so memory stays
-// bounded by the window.
+// window events in a min-heap on (time, recording.SameTimeRank, arrival)
+// and emits the earliest when full. So events of one time are written
+// meta, trades, books, whatever order they arrived in (a book snapshot at t
+// shows the trades at t: docs/data-format.md#time). An event that would
+// have to go before one already written (older, or of the same time and
+// token but of an earlier rank) is an error, so memory stays bounded by
+// the window.
 type reorder struct {
 	h      eventHeap
 	window int
 	seq    uint64
-	last   time.Time
-	sink   recording.EventSink
+	last   map[string]rankedTime // by token: the last event written
+	lastT  time.Time             // the last event written, all tokens
+	write  func(recording.Event) error
+}
+
+type rankedTime struct {
+	t    time.Time
+	rank int
 }
 
 type heapItem struct {
-	t   time.Time
-	seq uint64
-	e   recording.Event
+	t    time.Time
+	rank int
+	seq  uint64
+	e    recording.Event
 }
 
 type eventHeap []heapItem
@@ -33,6 +44,9 @@ func (h eventHeap) Len() int { return len(h) }
 func (h eventHeap) Less(i, j int) bool {
 	if !h[i].t.Equal(h[j].t) {
 		return h[i].t.Before(h[j].t)
+	}
+	if h[i].rank != h[j].rank {
+		return h[i].rank < h[j].rank
 	}
 	return h[i].seq < h[j].seq
 }
@@ -47,13 +61,17 @@ func (h *eventHeap) Pop() any {
 }
 
 func (r *reorder) push(e recording.Event) error {
-	t := e.Time()
-	if t.Before(r.last) {
+	t, rank := e.Time(), recording.SameTimeRank(e.Kind)
+	if t.Before(r.lastT) {
 		return fmt.Errorf("%w: %s at %s is older than an event already written (%s); raise the reorder window (now %d)",
-			recording.ErrOutOfOrder, e.Kind, t.Format(time.RFC3339Nano), r.last.Format(time.RFC3339Nano), r.window)
+			recording.ErrOutOfOrder, e.Kind, t.Format(time.RFC3339Nano), r.lastT.Format(time.RFC3339Nano), r.window)
+	}
+	if l, ok := r.last[e.TokenID()]; ok && t.Equal(l.t) && rank < l.rank {
+		return fmt.Errorf("%w: %s of token %s at %s comes after an event of the same time written already, but goes before it (meta, trade, book); raise the reorder window (now %d)",
+			recording.ErrOutOfOrder, e.Kind, e.TokenID(), t.Format(time.RFC3339Nano), r.window)
 	}
 	r.seq++
-	heap.Push(&r.h, heapItem{t: t, seq: r.seq, e: e})
+	heap.Push(&r.h, heapItem{t: t, rank: rank, seq: r.seq, e: e})
 	if r.h.Len() > r.window {
 		return r.pop()
 	}
@@ -62,8 +80,9 @@ func (r *reorder) push(e recording.Event) error {
 
 func (r *reorder) pop() error {
 	it := heap.Pop(&r.h).(heapItem)
-	r.last = it.t
-	return r.sink.Write(it.e)
+	r.lastT = it.t
+	r.last[it.e.TokenID()] = rankedTime{t: it.t, rank: it.rank}
+	return r.write(it.e)
 }
 
 // flush emits every held event.
