@@ -80,7 +80,9 @@ type Stats struct {
 // date, reward terms), then, each poll, the trades printed since the previous poll
 // (deduplicated; trades before the start are not recorded) and the books
 // that changed. Every event carries the exchange's timestamp and the local
-// receive time, which orders the recording.
+// receive time, which orders the recording; for one token, events of one
+// receive time are meta, trade, book (recording.SameTimeRank), an event
+// that would break that being stamped a nanosecond later.
 type Recorder struct {
 	src  Source
 	sink recording.EventSink
@@ -95,6 +97,7 @@ type Recorder struct {
 	ticks   map[string]decimal.Decimal
 	dedup   recording.TradeDedup
 	last    time.Time
+	order   sameTime
 
 	mu    sync.Mutex
 	stats Stats
@@ -353,6 +356,7 @@ func (r *Recorder) write(e recording.Event) error {
 		}
 		return nil
 	}
+	r.order.stamp(e)
 	if err := r.sink.Write(e); err != nil {
 		return fmt.Errorf("recorder: %w", err)
 	}
@@ -379,6 +383,57 @@ func (r *Recorder) count(f func(*Stats)) {
 	r.mu.Lock()
 	f(&r.stats)
 	r.mu.Unlock()
+}
+
+// sameTime keeps the rule of recording.SameTimeRank: for one token, events
+// of one time are written meta, trade, book. A poll reads the trades before
+// the books, so with a clock that has not moved in between (a coarse clock,
+// a fake one) a tick change found in the books would follow a trade of
+// the same time; stamp moves such an event (and so the ones after it) a
+// nanosecond later, which keeps the order the recorder saw them in.
+type sameTime struct {
+	last  time.Time // the last event written
+	token map[string]rankedTime
+}
+
+type rankedTime struct {
+	t    time.Time
+	rank int
+}
+
+// stamp sets e's receive time to keep the file in time order and the
+// same-time rule, and remembers it.
+func (o *sameTime) stamp(e recording.Event) {
+	st := stampOf(e)
+	if st == nil || st.Received.IsZero() {
+		return
+	}
+	if o.token == nil {
+		o.token = map[string]rankedTime{}
+	}
+	t, rank := st.Received, recording.SameTimeRank(e.Kind)
+	if t.Before(o.last) {
+		t = o.last
+	}
+	if l, ok := o.token[e.TokenID()]; ok && t.Equal(l.t) && rank < l.rank {
+		t = t.Add(time.Nanosecond)
+	}
+	st.Received = t
+	o.last = t
+	o.token[e.TokenID()] = rankedTime{t: t, rank: rank}
+}
+
+// stampOf returns the timestamps of e's member.
+func stampOf(e recording.Event) *recording.Stamp {
+	switch {
+	case e.Kind == recording.KindBook && e.Book != nil:
+		return &e.Book.Stamp
+	case e.Kind == recording.KindTrade && e.Trade != nil:
+		return &e.Trade.Stamp
+	case e.Kind == recording.KindMeta && e.Meta != nil:
+		return &e.Meta.Stamp
+	}
+	return nil
 }
 
 // stamp is the clock's time, never before the previous stamp (the wall

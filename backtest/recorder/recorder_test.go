@@ -291,3 +291,41 @@ func TestRecorderToFile(t *testing.T) {
 		t.Errorf("read %d events of %d, header %+v", n, w.Count(), rd.Header())
 	}
 }
+
+// For one token, events of one time follow recording.SameTimeRank (meta,
+// trade, book). A poll reads trades before books, so a tick change found
+// in the books would go after a trade of the same clock reading: the
+// recorder stamps it a nanosecond later instead.
+func TestRecorderSameTimeOrder(t *testing.T) {
+	r, f, sink, clk := newRecSetup(t, nil)
+	err := runPolls(t, r, clk, 2, func(i int) {
+		now := clk.Now()
+		f.AddTrade(fixture.Market, 1, exchange.Sell, "0.48", "5", now, "0xno")
+		f.SetBook(t, fixture.No, fixture.Market, "0.001", now, fixture.Lv(t, "0.481:95"), fixture.Lv(t, "0.5:100"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sink.kinds(), "M111 M222 M333 M444 B111 B222 B333 B444 T222 M222 B222"; got != want {
+		t.Fatalf("events\n got %s\nwant %s", got, want)
+	}
+	type last struct {
+		t    time.Time
+		rank int
+	}
+	byTok := map[string]last{}
+	for i, e := range sink.events {
+		if i > 0 && e.Time().Before(sink.events[i-1].Time()) {
+			t.Errorf("event %d out of time order", i)
+		}
+		rk := recording.SameTimeRank(e.Kind)
+		if l, ok := byTok[e.TokenID()]; ok && l.t.Equal(e.Time()) && rk < l.rank {
+			t.Errorf("event %d: %s of %s at %s after a later-ranked event of the same time", i, e.Kind, e.TokenID(), e.Time())
+		}
+		byTok[e.TokenID()] = last{e.Time(), rk}
+	}
+	tr, meta := sink.events[8].Trade, sink.events[9].Meta
+	if d := meta.Received.Sub(tr.Received); d != time.Nanosecond {
+		t.Errorf("tick change %s after the trade, want 1ns", d)
+	}
+}
