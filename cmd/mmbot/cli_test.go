@@ -52,6 +52,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"config check", "Loads the configuration exactly as mmbot run does"},
 		{"backtest", "Replays a recording"},
 		{"record", "Records the books and trades"},
+		{"import", "Converts captures of the exchange's public market channel"},
 		{"sim", "Runs the simulated exchange"},
 		{"markets", "Lists the order-book API's markets"},
 		{"orders", "Lists the orders in the state journal"},
@@ -116,7 +117,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "config", "backtest", "record", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
+	for _, name := range []string{"run", "config", "backtest", "record", "import", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}
@@ -167,6 +168,7 @@ func TestErrorLines(t *testing.T) {
 		{[]string{"version", "--short"}, 2, "mmbot version: unknown flag: --short\n"},
 		{[]string{"version", "now"}, 2, "mmbot version: unexpected arguments [\"now\"]\n"},
 		{[]string{"record", "--out", "x", "extra"}, 2, "mmbot record: unexpected arguments [\"extra\"]\n"},
+		{[]string{"import", "--out", "x"}, 2, "mmbot import: no input: give capture files or glob patterns\n"},
 		{[]string{"orders", "--state", missing + ".db"}, 1, ""},
 		{[]string{"run", "-c", missing + ".toml"}, 1, ""},
 	}
@@ -277,7 +279,7 @@ func TestCompletion(t *testing.T) {
 		return w
 	}
 	cmds := strings.Join(words(""), " ")
-	for _, name := range []string{"run", "config", "backtest", "record", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion", "help"} {
+	for _, name := range []string{"run", "config", "backtest", "record", "import", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion", "help"} {
 		if !strings.Contains(" "+cmds+" ", " "+name+" ") {
 			t.Errorf("completing a command: %q lacks %s", cmds, name)
 		}
@@ -291,6 +293,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"run", "--st"}, "--state-path --status"},
 		{[]string{"run", "--status", ""}, "auto on off"},
 		{[]string{"backtest", "--fill-model", ""}, "queue conservative optimistic"},
+		{[]string{"import", "--trade-side", ""}, "taker maker none"},
 		{[]string{"order", "sign", "--side", ""}, "BUY SELL"},
 		{[]string{"cancel-all", "--log-level", ""}, "trace debug info warn error"},
 	} {

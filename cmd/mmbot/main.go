@@ -51,6 +51,7 @@ const rootExample = `  mmbot run -c configs/demo.toml --duration 60s    # the de
   mmbot sim --accounts 2    # on 127.0.0.1:8080, credentials in sim-creds.json
   mmbot config check -c configs/mmbot.example.toml --set account.credentials_file=sim-creds.json
   mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
+  mmbot import --out rec.jsonl.gz --catalog markets.json 'captures/*.jsonl.gz'
   mmbot statement -c configs/demo.toml --from 24h
   source <(mmbot completion bash)`
 
@@ -101,6 +102,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newConfigCmd(e),
 		newBacktestCmd(e),
 		newRecordCmd(e),
+		newImportCmd(e, time.Now),
 		newSimCmd(e, nil),
 		newMarketsCmd(e),
 		newOrdersCmd(e, time.Now),
@@ -187,6 +189,7 @@ func completeFlagValues(c *cobra.Command) {
 		"fill-model":          {"queue", "conservative", "optimistic"},
 		"side":                {"BUY", "SELL"},
 		"order-type":          {"GTC", "GTD", "FOK", "FAK"},
+		"trade-side":          {"taker", "maker", "none"},
 	}
 	for name, w := range words {
 		if c.Flags().Lookup(name) != nil {
