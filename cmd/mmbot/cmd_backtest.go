@@ -40,8 +40,8 @@ constant ("50ms"), "uniform:20ms-80ms" or "lognormal:40ms,0.5"; the
 defaults come from the [backtest] section.
 
 --sweep runs the product of the swept values in parallel (--workers), all
-with the same seed, and prints one row per combination (sweep.csv and
-sweep.txt with --out). Sweep keys:
+with the same seed, and prints one row per combination (sweep.csv,
+sweep.txt and sweep.json with --out). Sweep keys:
 ` + sweepKeysHelp
 
 const backtestExample = `  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
@@ -170,7 +170,11 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if err != nil {
 		return err
 	}
-	return writeSweep(e.stdout, &bf, params, rows)
+	keys := make([]string, len(params))
+	for i, p := range params {
+		keys[i] = p.Key
+	}
+	return writeSweep(e.stdout, bf.out, bf.json, keys, rows)
 }
 
 // backtestSetup is what every run of one invocation shares.
