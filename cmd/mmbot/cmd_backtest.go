@@ -48,8 +48,8 @@ scheduler can spread a sweep over many machines: --shard auto/n takes i
 from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job of n completions),
 --shard auto from SLURM_ARRAY_TASK_ID (a Slurm array; n is its task count).
 It says which shard ran; with --out it writes sweep-shard-i-of-n.json, .csv
-and .txt, for the
-merge of the n shards into the files of the whole sweep.
+and .txt, and mmbot backtest merge joins the n shards into the files of the
+whole sweep.
 
 Sweep keys:
 ` + sweepKeysHelp
@@ -57,7 +57,8 @@ Sweep keys:
 const backtestExample = `  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --fill-model conservative --latency-order uniform:20ms-80ms
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --sweep levels=1,2 --out sweep/
-  mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --shard 1/4 --out sweep/`
+  mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --shard 1/4 --out sweep/
+  mmbot backtest merge sweep/ --out sweep/    # once shards 0/4 to 3/4 ran`
 
 // backtestFlags are the backtest command's own flags.
 type backtestFlags struct {
@@ -82,8 +83,16 @@ func newBacktestCmd(e *env) *cobra.Command {
 		Short:   "replay a recording through the strategy and write a report",
 		Long:    backtestLong,
 		Example: backtestExample,
-		Args:    noArgs,
+		// Only flags, or the merge subcommand (a mistyped one is named).
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && len(c.SuggestionsFor(args[0])) > 0 {
+				return unknownCommand(c, args)
+			}
+			return noArgs(c, args)
+		},
+		SuggestionsMinimumDistance: suggestDistance,
 	}
+	cmd.AddCommand(newBacktestMergeCmd(e))
 	fs := cmd.Flags()
 	configs.RegisterFlags(fs)
 	fs.StringVar(&bf.data, "data", "", "the recording to replay (`file`)")
