@@ -39,6 +39,7 @@ type shardIdentity struct {
 	Config       string       `json:"config"`
 	Seed         uint64       `json:"seed"`
 	Build        string       `json:"build"`
+	Settings     []string     `json:"settings,omitempty"`
 }
 
 type shardParam struct {
@@ -126,8 +127,9 @@ func (r *exactRatio) UnmarshalJSON(b []byte) error {
 func WriteSweepShard(w io.Writer, p *sweep.Part) error {
 	grid := 1
 	doc := shardDoc{Format: ShardFormat, Shard: shardPosition{Index: p.Shard.Index, Count: p.Shard.Count},
-		Sweep: shardIdentity{Params: []shardParam{}, Data: p.Sweep.Data, Config: p.Sweep.Config, Seed: p.Sweep.Seed, Build: p.Sweep.Build},
-		Rows:  make([]shardRow, len(p.Rows))}
+		Sweep: shardIdentity{Params: []shardParam{}, Data: p.Sweep.Data, Config: p.Sweep.Config, Seed: p.Sweep.Seed, Build: p.Sweep.Build,
+			Settings: p.Sweep.Settings},
+		Rows: make([]shardRow, len(p.Rows))}
 	for _, pa := range p.Sweep.Params {
 		doc.Sweep.Params = append(doc.Sweep.Params, shardParam{Key: pa.Key, Values: pa.Values})
 		grid *= len(pa.Values)
@@ -163,8 +165,9 @@ func ReadSweepShard(r io.Reader, name string) (sweep.Part, error) {
 		return sweep.Part{}, fmt.Errorf("%s: not a sweep shard: format %q, want %q", name, doc.Format, ShardFormat)
 	}
 	p := sweep.Part{Name: name, Shard: sweep.Shard{Index: doc.Shard.Index, Count: doc.Shard.Count},
-		Sweep: sweep.Identity{Data: doc.Sweep.Data, Config: doc.Sweep.Config, Seed: doc.Sweep.Seed, Build: doc.Sweep.Build},
-		Rows:  make([]sweep.Row, len(doc.Rows))}
+		Sweep: sweep.Identity{Data: doc.Sweep.Data, Config: doc.Sweep.Config, Seed: doc.Sweep.Seed, Build: doc.Sweep.Build,
+			Settings: doc.Sweep.Settings},
+		Rows: make([]sweep.Row, len(doc.Rows))}
 	for _, pa := range doc.Sweep.Params {
 		p.Sweep.Params = append(p.Sweep.Params, sweep.Param{Key: pa.Key, Values: pa.Values})
 	}

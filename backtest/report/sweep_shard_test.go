@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,8 @@ func shardPart(t *testing.T) sweep.Part {
 		t.Fatal(err)
 	}
 	s := sweep.Shard{Index: 1, Count: 2}
-	p := sweep.Part{Shard: s, Sweep: sweep.Identity{Params: params, Data: "sha256:aa", Config: "sha256:bb", Seed: math.MaxUint64, Build: "dev"}}
+	p := sweep.Part{Shard: s, Sweep: sweep.Identity{Params: params, Data: "sha256:aa", Config: "sha256:bb", Seed: math.MaxUint64, Build: "dev",
+		Settings: []string{"strategy.model = \"bands\"", "--interval=1m0s"}}}
 	d := decimal.RequireFromString
 	tenth := 0.1
 	ratios := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 5e-324, 1.7976931348623157e308, tenth + 0.2, math.Copysign(0, -1)}
@@ -64,7 +66,7 @@ func TestSweepShardRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := p.Sweep.Diff(&q.Sweep); d != "" || q.Shard != p.Shard || q.Name != "shard.json" {
+	if d := p.Sweep.Diff(&q.Sweep); d != "" || q.Shard != p.Shard || q.Name != "shard.json" || !slices.Equal(q.Sweep.Settings, p.Sweep.Settings) {
 		t.Errorf("read back as another shard: %s, %s, %q", d, q.Shard, q.Name)
 	}
 	render := func(rows []sweep.Row) string {

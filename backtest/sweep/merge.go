@@ -30,6 +30,9 @@ type Identity struct {
 	Config string  // the digest of the effective configuration and replay flags
 	Seed   uint64
 	Build  string // the program that ran it (version, revision, Go, platform)
+	// Settings are the lines that Config digests ("key = value"), if
+	// known: Diff names the first that differs.
+	Settings []string
 }
 
 // Keys returns the swept keys in order.
@@ -54,13 +57,21 @@ func (id *Identity) Diff(o *Identity) string {
 	for _, f := range []struct{ what, a, b string }{
 		{"grid", grid(id.Params), grid(o.Params)},
 		{"recording", id.Data, o.Data},
-		{"configuration", id.Config, o.Config},
 		{"seed", strconv.FormatUint(id.Seed, 10), strconv.FormatUint(o.Seed, 10)},
 		{"build", id.Build, o.Build},
+		{"configuration", id.Config, o.Config},
 	} {
-		if f.a != f.b {
-			return fmt.Sprintf("%s %q against %q", f.what, f.a, f.b)
+		if f.a == f.b {
+			continue
 		}
+		if f.what == "configuration" {
+			for i := 0; i < min(len(id.Settings), len(o.Settings)); i++ {
+				if id.Settings[i] != o.Settings[i] {
+					return fmt.Sprintf("configuration %q against %q", id.Settings[i], o.Settings[i])
+				}
+			}
+		}
+		return fmt.Sprintf("%s %q against %q", f.what, f.a, f.b)
 	}
 	return ""
 }

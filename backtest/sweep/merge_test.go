@@ -16,7 +16,7 @@ import (
 var mergeParams = []Param{{"a", []string{"1", "2", "3"}}, {"b", []string{"x", "y"}}}
 
 func mergeIdentity() Identity {
-	return Identity{Params: mergeParams, Data: "sha256:d", Config: "sha256:c", Seed: 7, Build: "test"}
+	return Identity{Params: mergeParams, Data: "sha256:d", Config: "sha256:c", Seed: 7, Build: "test", Settings: []string{"a = 1", "b = 2"}}
 }
 
 // runShards runs the grid of mergeParams in n shards; every run's PnL is
@@ -96,7 +96,9 @@ func TestMergeRefuses(t *testing.T) {
 		{"missing several", []Part{parts[1]}, ErrMissingShard, "have 1 of 3 shards; missing 0, 2"},
 		{"duplicate", append(slices.Clone(parts), parts[1]), ErrDuplicateShard, "part1 and part1 are both shard 1/3"},
 		{"other data", other(func(p *Part) { p.Sweep.Data = "sha256:e" }), ErrDifferentSweeps, `part0 and part2: recording "sha256:d" against "sha256:e"`},
-		{"other config", other(func(p *Part) { p.Sweep.Config = "sha256:x" }), ErrDifferentSweeps, "configuration"},
+		{"other config", other(func(p *Part) { p.Sweep.Config = "sha256:x" }), ErrDifferentSweeps, `configuration "sha256:c" against "sha256:x"`},
+		{"other config setting", other(func(p *Part) { p.Sweep.Config, p.Sweep.Settings = "sha256:x", []string{"a = 1", "b = 3"} }),
+			ErrDifferentSweeps, `configuration "b = 2" against "b = 3"`},
 		{"other seed", other(func(p *Part) { p.Sweep.Seed = 8 }), ErrDifferentSweeps, `seed "7" against "8"`},
 		{"other build", other(func(p *Part) { p.Sweep.Build = "v2" }), ErrDifferentSweeps, "build"},
 		{"other grid", other(func(p *Part) { p.Sweep.Params[1] = Param{"b", []string{"x", "z"}} }), ErrDifferentSweeps, `grid "a=1,2,3 b=x,y" against "a=1,2,3 b=x,z"`},

@@ -63,34 +63,43 @@ func notInDigest() []string {
 	return []string{"log.", "metrics.", "account.", "state.path", "state.lock_timeout"}
 }
 
-// configDigest is the digest of what the sweep's runs depend on besides
-// the recording, the grid and the seed: the effective value of every
-// configuration key (secrets as [redacted]) but those of notInDigest,
-// whatever source set it, the replay flags and the sampling interval.
-func (s *backtestSetup) configDigest(interval time.Duration) (string, error) {
+// configSettings are the lines of what the sweep's runs depend on besides
+// the recording, the grid and the seed: "key = value" for every
+// configuration key but those of notInDigest (the effective value, secrets
+// as [redacted], whatever source set it), then the replay flags and the
+// sampling interval. configDigest is their digest.
+func (s *backtestSetup) configSettings(interval time.Duration) ([]string, error) {
 	opts, err := s.loadOptions(nil)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	_, settings, err := configs.LoadWithSources(opts)
 	if err != nil {
-		return "", fmt.Errorf("configuration: %w", err)
+		return nil, fmt.Errorf("configuration: %w", err)
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "mmbot sweep configuration 1\n")
+	var lines []string
 	for _, st := range settings {
 		skip := false
 		for _, p := range notInDigest() {
 			skip = skip || st.Key == p || (strings.HasSuffix(p, ".") && strings.HasPrefix(st.Key, p))
 		}
 		if !skip {
-			fmt.Fprintf(h, "%s = %s\n", st.Key, st.Value)
+			lines = append(lines, st.Key+" = "+st.Value)
 		}
 	}
 	bf := s.flags
-	fmt.Fprintf(h, "--fill-model=%s\n--latency-order=%s\n--latency-cancel=%s\n--latency-data=%s\n--interval=%s\n",
-		bf.fillModel, bf.latOrder, bf.latCancel, bf.latData, interval)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return append(lines, "--fill-model="+bf.fillModel, "--latency-order="+bf.latOrder, "--latency-cancel="+bf.latCancel,
+		"--latency-data="+bf.latData, "--interval="+interval.String()), nil
+}
+
+// configDigest is "sha256:" and the hex SHA-256 of the lines.
+func configDigest(lines []string) string {
+	h := sha256.New()
+	io.WriteString(h, "mmbot sweep configuration 1\n")
+	for _, l := range lines {
+		io.WriteString(h, l+"\n")
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // shardBase names a shard's files in --out, without the extension:
@@ -148,6 +157,9 @@ func (s *backtestSetup) identity(params []sweep.Param, data string, interval tim
 	if id.Data, err = fileDigest(data); err != nil {
 		return id, err
 	}
-	id.Config, err = s.configDigest(interval)
-	return id, err
+	if id.Settings, err = s.configSettings(interval); err != nil {
+		return id, err
+	}
+	id.Config = configDigest(id.Settings)
+	return id, nil
 }
