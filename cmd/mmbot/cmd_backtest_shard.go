@@ -66,8 +66,9 @@ func notInDigest() []string {
 // configSettings are the lines of what the sweep's runs depend on besides
 // the recording, the grid and the seed: "key = value" for every
 // configuration key but those of notInDigest (the effective value, secrets
-// as [redacted], whatever source set it), then the replay flags and the
-// sampling interval. configDigest is their digest.
+// as [redacted], whatever source set it), then the fill model, the
+// latencies and the sampling interval in effect. configDigest is their
+// digest.
 func (s *backtestSetup) configSettings(interval time.Duration) ([]string, error) {
 	opts, err := s.loadOptions(nil)
 	if err != nil {
@@ -87,9 +88,14 @@ func (s *backtestSetup) configSettings(interval time.Duration) ([]string, error)
 			lines = append(lines, st.Key+" = "+st.Value)
 		}
 	}
-	bf := s.flags
-	return append(lines, "--fill-model="+bf.fillModel, "--latency-order="+bf.latOrder, "--latency-cancel="+bf.latCancel,
-		"--latency-data="+bf.latData, "--interval="+interval.String()), nil
+	// The fill model and latencies in effect (the flags, else [backtest]),
+	// so that --fill-model queue and the default queue are one sweep.
+	rs, err := baseReplaySettings(s.cfg, s.flags)
+	if err != nil {
+		return nil, err
+	}
+	return append(lines, "fill model = "+rs.matcher.Mode.String(), "latency = "+rs.matcher.Latency.String(),
+		"interval = "+interval.String()), nil
 }
 
 // configDigest is "sha256:" and the hex SHA-256 of the lines.
