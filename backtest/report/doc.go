@@ -2,7 +2,9 @@
 // text summary, the CSV time series, the JSON headline, the self-contained
 // HTML report with its SVG charts (no script, no external resource), and
 // the table, CSV and JSON of a sweep. SaveReports writes a run's files into
-// a directory, each atomically.
+// a directory, each atomically. WriteSweepShard and ReadSweepShard carry
+// one shard of a sweep (its identity and rows, figures exact, NaN and the
+// infinities included) between the machine that ran it and the merge.
 //
 // A run read from the live order journal (accounting.SourceJournal,
 // package ledger) is rendered by the same writers in the same look, with

@@ -51,6 +51,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"config", "Inspects the configuration that mmbot run would use"},
 		{"config check", "Loads the configuration exactly as mmbot run does"},
 		{"backtest", "Replays a recording"},
+		{"backtest merge", "Joins the shards of one sweep"},
 		{"record", "Records the books and trades"},
 		{"import", "Converts captures of the exchange's public market channel"},
 		{"sim", "Runs the simulated exchange"},

@@ -40,13 +40,25 @@ constant ("50ms"), "uniform:20ms-80ms" or "lognormal:40ms,0.5"; the
 defaults come from the [backtest] section.
 
 --sweep runs the product of the swept values in parallel (--workers), all
-with the same seed, and prints one row per combination (sweep.csv and
-sweep.txt with --out). Sweep keys:
+with the same seed, and prints one row per combination (sweep.csv,
+sweep.txt and sweep.json with --out).
+
+--shard i/n runs only the combinations k with k mod n = i, so that a
+scheduler can spread a sweep over many machines: --shard auto/n takes i
+from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job of n completions),
+--shard auto from SLURM_ARRAY_TASK_ID (a Slurm array; n is its task count).
+It says which shard ran; with --out it writes sweep-shard-i-of-n.json, .csv
+and .txt, and mmbot backtest merge joins the n shards into the files of the
+whole sweep.
+
+Sweep keys:
 ` + sweepKeysHelp
 
 const backtestExample = `  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --fill-model conservative --latency-order uniform:20ms-80ms
-  mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --sweep levels=1,2 --out sweep/`
+  mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --sweep levels=1,2 --out sweep/
+  mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --shard 1/4 --out sweep/
+  mmbot backtest merge sweep/ --out sweep/    # once shards 0/4 to 3/4 ran`
 
 // backtestFlags are the backtest command's own flags.
 type backtestFlags struct {
@@ -58,6 +70,7 @@ type backtestFlags struct {
 	latData   string
 	seed      uint64
 	sweeps    []string
+	shard     string
 	workers   int
 	json      bool
 	interval  time.Duration // sampling interval of the series; 0 chooses from the recording's span
@@ -70,8 +83,16 @@ func newBacktestCmd(e *env) *cobra.Command {
 		Short:   "replay a recording through the strategy and write a report",
 		Long:    backtestLong,
 		Example: backtestExample,
-		Args:    noArgs,
+		// Only flags, or the merge subcommand (a mistyped one is named).
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && len(c.SuggestionsFor(args[0])) > 0 {
+				return unknownCommand(c, args)
+			}
+			return noArgs(c, args)
+		},
+		SuggestionsMinimumDistance: suggestDistance,
 	}
+	cmd.AddCommand(newBacktestMergeCmd(e))
 	fs := cmd.Flags()
 	configs.RegisterFlags(fs)
 	fs.StringVar(&bf.data, "data", "", "the recording to replay (`file`)")
@@ -82,6 +103,7 @@ func newBacktestCmd(e *env) *cobra.Command {
 	fs.StringVar(&bf.latData, "latency-data", "", "market data latency `dist` (default: backtest.latency_data)")
 	fs.Uint64Var(&bf.seed, "seed", 1, "seed of the latency draws and the sampled queue model")
 	fs.StringArrayVar(&bf.sweeps, "sweep", nil, "sweep a parameter: `key=v1,v2,...` (repeatable)")
+	fs.StringVar(&bf.shard, "shard", "", "run the `i/n`-th slice of the sweep (combinations k with k mod n = i); auto/n or auto take i from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID")
 	fs.IntVar(&bf.workers, "workers", runtime.GOMAXPROCS(0), "parallel runs of a sweep")
 	fs.DurationVar(&bf.interval, "interval", 0, "sampling interval of the series, the plots and Sharpe/Sortino (default: from the recording's span, 1s to 1m)")
 	fs.BoolVar(&bf.json, "json", false, "print JSON instead of tables")
@@ -112,6 +134,14 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	shard, err := resolveShard(e, &bf, params)
+	if err != nil {
+		return err
+	}
+	todo := combos
+	if shard != nil {
+		todo = shard.Of(combos)
+	}
 	stderr := &lockedWriter{w: e.stderr}
 	base, err := newBacktestSetup(e, stderr, fs, &bf)
 	if err != nil {
@@ -132,7 +162,7 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if err != nil {
 		return fmt.Errorf("recording: %w", err)
 	}
-	prog := newBtProgress(stderr, isTerminal(e.stderr), st.Size()*int64(1+len(runs)))
+	prog := newBtProgress(stderr, isTerminal(e.stderr), st.Size()*int64(1+len(todo)))
 	defer prog.stop()
 	scan, err := scanRecording(bf.data, prog)
 	if err != nil {
@@ -151,6 +181,13 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if bf.interval == 0 {
 		bf.interval = sampleInterval(scan.End.Sub(scan.Start))
 	}
+	// A shard names its sweep before it runs: what the merge checks.
+	var id sweep.Identity
+	if shard != nil {
+		if id, err = base.identity(params, bf.data, bf.interval); err != nil {
+			return err
+		}
+	}
 	labels := tokenLabels(markets)
 	one := func(ctx context.Context, run *backtestRun) (*accounting.Results, error) {
 		return run.replay(ctx, bf.data, markets, prog, bf.interval, labels)
@@ -163,14 +200,22 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 		}
 		return writeBacktest(e.stdout, &bf, res)
 	}
-	rows, err := sweep.Run(ctx, combos, bf.workers, func(ctx context.Context, c sweep.Combo) (*accounting.Results, error) {
+	rows, err := sweep.Run(ctx, todo, bf.workers, func(ctx context.Context, c sweep.Combo) (*accounting.Results, error) {
 		return one(ctx, runs[c.Index])
 	})
 	prog.stop()
 	if err != nil {
 		return err
 	}
-	return writeSweep(e.stdout, &bf, params, rows)
+	if shard != nil {
+		part := &sweep.Part{Sweep: id, Shard: shard.Shard, Rows: rows}
+		return writeShard(e.stdout, &bf, shard, part, len(combos))
+	}
+	keys := make([]string, len(params))
+	for i, p := range params {
+		keys[i] = p.Key
+	}
+	return writeSweep(e.stdout, bf.out, bf.json, keys, rows)
 }
 
 // backtestSetup is what every run of one invocation shares.
@@ -209,6 +254,20 @@ func newBacktestSetup(e *env, stderr io.Writer, fs *pflag.FlagSet, bf *backtestF
 // load reads the configuration with the command's config flags and extra
 // --set values.
 func (s *backtestSetup) load(extra []string) (*configs.Config, error) {
+	opts, err := s.loadOptions(extra)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := configs.Load(opts)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// loadOptions are the options of configs.Load for the command's config
+// flags and extra --set values.
+func (s *backtestSetup) loadOptions(extra []string) (configs.LoadOptions, error) {
 	fs := pflag.NewFlagSet("backtest config", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	configs.RegisterFlags(fs)
@@ -220,13 +279,9 @@ func (s *backtestSetup) load(extra []string) (*configs.Config, error) {
 		args = append(args, "--"+configs.FlagSet, kv)
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, usagef("%v", err)
+		return configs.LoadOptions{}, usagef("%v", err)
 	}
-	cfg, err := configs.Load(configs.LoadOptions{Environ: s.e.environ, Flags: fs})
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	return cfg, nil
+	return configs.LoadOptions{Environ: s.e.environ, Flags: fs}, nil
 }
 
 // backtestRun is one run: its configuration and replay settings.

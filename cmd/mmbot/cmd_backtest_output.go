@@ -35,27 +35,21 @@ func writeBacktest(w io.Writer, bf *backtestFlags, res *accounting.Results) erro
 	return nil
 }
 
-// writeSweep prints the sweep's rows (or JSON) and writes sweep.csv and
-// sweep.txt. It fails when a combination failed.
-func writeSweep(w io.Writer, bf *backtestFlags, params []sweep.Param, rows []sweep.Row) error {
-	keys := make([]string, len(params))
-	for i, p := range params {
-		keys[i] = p.Key
-	}
-	if bf.out != "" {
-		if err := os.MkdirAll(bf.out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		err := atomicfile.WriteFile(filepath.Join(bf.out, "sweep.csv"), 0o644, func(w io.Writer) error { return report.WriteSweepCSV(w, keys, rows) })
+// writeSweep prints the sweep's rows (the table, or JSON with asJSON)
+// and, with out, writes sweep.csv, sweep.txt and sweep.json there (the
+// JSON as --json prints it). It fails when a combination failed.
+func writeSweep(w io.Writer, out string, asJSON bool, keys []string, rows []sweep.Row) error {
+	if out != "" {
+		err := saveSweepTables(out, "sweep", keys, rows)
 		if err == nil {
-			err = atomicfile.WriteFile(filepath.Join(bf.out, "sweep.txt"), 0o644, func(w io.Writer) error { return report.WriteSweepTable(w, keys, rows) })
+			err = atomicfile.WriteFile(filepath.Join(out, "sweep.json"), 0o644, func(w io.Writer) error { return report.WriteSweepJSON(w, rows) })
 		}
 		if err != nil {
 			return fmt.Errorf("sweep report: %w", err)
 		}
 	}
 	var err error
-	if bf.json {
+	if asJSON {
 		err = report.WriteSweepJSON(w, rows)
 	} else {
 		err = report.WriteSweepTable(w, keys, rows)
@@ -63,6 +57,23 @@ func writeSweep(w io.Writer, bf *backtestFlags, params []sweep.Param, rows []swe
 	if err != nil {
 		return err
 	}
+	return sweepFailures(rows)
+}
+
+// saveSweepTables creates dir and writes base.csv and base.txt into it.
+func saveSweepTables(dir, base string, keys []string, rows []sweep.Row) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	err := atomicfile.WriteFile(filepath.Join(dir, base+".csv"), 0o644, func(w io.Writer) error { return report.WriteSweepCSV(w, keys, rows) })
+	if err == nil {
+		err = atomicfile.WriteFile(filepath.Join(dir, base+".txt"), 0o644, func(w io.Writer) error { return report.WriteSweepTable(w, keys, rows) })
+	}
+	return err
+}
+
+// sweepFailures is an error when a combination failed.
+func sweepFailures(rows []sweep.Row) error {
 	failed := 0
 	for _, r := range rows {
 		if r.Err != nil {

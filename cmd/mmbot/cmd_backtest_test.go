@@ -189,12 +189,14 @@ func TestBacktestSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	code, two, stderr := runBt(append(args, "--workers", "2")...)
+	// --out's sweep.json is what --json prints, and 2 workers give what 1
+	// gave.
+	code, two, stderr := runBt(append(args, "--workers", "2", "--json")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if one != two {
-		t.Errorf("1 worker and 2 workers differ:\n%s\n---\n%s", one, two)
+	if js, err := os.ReadFile(filepath.Join(dir, "sweep.json")); err != nil || string(js) != two {
+		t.Errorf("sweep.json of 1 worker (%v) and --json of 2 workers differ:\n%s\n---\n%s", err, js, two)
 	}
 	lines := strings.Split(strings.TrimSpace(one), "\n")
 	if len(lines) != 9 || !strings.HasPrefix(lines[0], "run  offset  levels  strategy.cycle  pnl") {
