@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/mmbot/mmbot/internal/atomicfile"
@@ -143,4 +144,15 @@ func (t *table) abort() {
 	_ = t.fw.Close()
 	t.rb.Release()
 	_ = t.af.Abort()
+}
+
+// NumRows returns the number of rows of the Parquet file at path, from its
+// footer.
+func NumRows(path string) (int64, error) {
+	r, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return 0, fmt.Errorf("parquet %s: %w", path, err)
+	}
+	defer r.Close()
+	return r.NumRows(), nil
 }

@@ -51,6 +51,8 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"config", "Inspects the configuration that mmbot run would use"},
 		{"config check", "Loads the configuration exactly as mmbot run does"},
 		{"backtest", "Replays a recording"},
+		{"export", "Writes mmbot data as Parquet files"},
+		{"export recording", "Reads a recording"},
 		{"record", "Records the books and trades"},
 		{"sim", "Runs the simulated exchange"},
 		{"markets", "Lists the order-book API's markets"},
@@ -116,7 +118,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "config", "backtest", "record", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
+	for _, name := range []string{"run", "config", "backtest", "export", "record", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}
@@ -138,6 +140,8 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		{[]string{"order", "sgin"}, "mmbot order: unknown order subcommand \"sgin\"\ndid you mean \"sign\"?\n"},
 		{[]string{"config", "chekc"}, "mmbot config: unknown config subcommand \"chekc\"\ndid you mean \"check\"?\n"},
 		{[]string{"config"}, "mmbot config: config needs a subcommand: check\n"},
+		{[]string{"export", "recordnig"}, "mmbot export: unknown export subcommand \"recordnig\"\ndid you mean \"recording\"?\n"},
+		{[]string{"export"}, "mmbot export: export needs a subcommand: recording\n"},
 		{[]string{"completion", "bassh"}, "mmbot completion: unknown completion subcommand \"bassh\"\ndid you mean \"bash\"?\n"},
 		{[]string{"completion"}, "mmbot completion: completion needs a shell: bash, zsh, fish or powershell\n"},
 	}

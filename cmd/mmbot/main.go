@@ -100,6 +100,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newRunCmd(e),
 		newConfigCmd(e),
 		newBacktestCmd(e),
+		newExportCmd(e),
 		newRecordCmd(e),
 		newSimCmd(e, nil),
 		newMarketsCmd(e),
