@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/export"
 	"github.com/mmbot/mmbot/backtest/report"
 	"github.com/mmbot/mmbot/backtest/sweep"
 	"github.com/mmbot/mmbot/internal/atomicfile"
@@ -21,6 +22,11 @@ func writeBacktest(w io.Writer, bf *backtestFlags, res *accounting.Results) erro
 		if err := report.SaveReports(bf.out, res); err != nil {
 			return err
 		}
+		if bf.parquet {
+			if err := export.Results(bf.out, res, export.Options{}); err != nil {
+				return fmt.Errorf("--parquet: %w", err)
+			}
+		}
 	}
 	if bf.json {
 		return report.WriteJSON(w, res)
@@ -31,6 +37,10 @@ func writeBacktest(w io.Writer, bf *backtestFlags, res *accounting.Results) erro
 	if bf.out != "" {
 		fmt.Fprintf(w, "\nreports: %s, %s, %s\n", filepath.Join(bf.out, "summary.txt"), filepath.Join(bf.out, "series.csv"),
 			filepath.Join(bf.out, "report.html"))
+		if bf.parquet {
+			fmt.Fprintf(w, "parquet: %s, %s, %s\n", filepath.Join(bf.out, export.FillsFile), filepath.Join(bf.out, export.SeriesFile),
+				filepath.Join(bf.out, export.TotalsFile))
+		}
 	}
 	return nil
 }
@@ -49,6 +59,9 @@ func writeSweep(w io.Writer, bf *backtestFlags, params []sweep.Param, rows []swe
 		err := atomicfile.WriteFile(filepath.Join(bf.out, "sweep.csv"), 0o644, func(w io.Writer) error { return report.WriteSweepCSV(w, keys, rows) })
 		if err == nil {
 			err = atomicfile.WriteFile(filepath.Join(bf.out, "sweep.txt"), 0o644, func(w io.Writer) error { return report.WriteSweepTable(w, keys, rows) })
+		}
+		if err == nil && bf.parquet {
+			err = export.Sweep(filepath.Join(bf.out, export.SweepFile), keys, rows, export.Options{})
 		}
 		if err != nil {
 			return fmt.Errorf("sweep report: %w", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,5 +54,56 @@ func TestExportRecordingErrors(t *testing.T) {
 	// Nothing is left behind by the failed export.
 	if entries, _ := os.ReadDir(filepath.Join(dir, "out")); len(entries) != 0 {
 		t.Errorf("files left: %v", entries)
+	}
+}
+
+// mmbot backtest --out DIR --parquet writes the run's fills, series and
+// totals next to series.csv, with as many rows as the run has fills and
+// series.csv has token and portfolio rows; a sweep writes sweep.parquet.
+func TestBacktestParquet(t *testing.T) {
+	rec, cfg := btSetup(t, btConfig)
+	dir := t.TempDir()
+	code, stdout, stderr := runBt("backtest", "-c", cfg, "--data", rec, "--out", dir, "--parquet", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var run struct {
+		Results struct {
+			Fills int64 `json:"fills"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &run); err != nil || run.Results.Fills == 0 {
+		t.Fatalf("JSON (%v), %d fills:\n%s", err, run.Results.Fills, stdout)
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "series.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tokenRows, totalRows int64
+	for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
+		if strings.Split(line, ",")[1] == "*" {
+			totalRows++
+		} else {
+			tokenRows++
+		}
+	}
+	for name, rows := range map[string]int64{export.FillsFile: run.Results.Fills, export.SeriesFile: tokenRows, export.TotalsFile: totalRows} {
+		if n, err := export.NumRows(filepath.Join(dir, name)); n != rows || n == 0 || err != nil {
+			t.Errorf("%s: %d rows (%v), want %d", name, n, err, rows)
+		}
+	}
+
+	sweepDir := t.TempDir()
+	code, stdout, stderr = runBt("backtest", "-c", cfg, "--data", rec, "--out", sweepDir, "--parquet", "--sweep", "offset=0.01,0.02", "--workers", "1")
+	if code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	if n, err := export.NumRows(filepath.Join(sweepDir, export.SweepFile)); n != 2 || err != nil {
+		t.Errorf("sweep.parquet: %d rows (%v), want 2\n%s", n, err, stdout)
+	}
+
+	code, _, stderr = runBt("backtest", "-c", cfg, "--data", rec, "--parquet")
+	if code != 2 || stderr != "mmbot backtest: --parquet needs --out\n" {
+		t.Errorf("--parquet without --out: exit %d, %q", code, stderr)
 	}
 }
