@@ -29,43 +29,43 @@ const SchemaVersion = "1"
 // Every file of a recording starts with the event's place and time.
 func eventFields() []arrow.Field {
 	return []arrow.Field{
-		req("seq", arrow.PrimitiveTypes.Int64),
-		req("time", timeType),
-		opt("exchange_time", msType),
-		opt("received_time", timeType),
+		required("seq", arrow.PrimitiveTypes.Int64),
+		required("time", timeType),
+		nullable("exchange_time", msType),
+		nullable("received_time", timeType),
 	}
 }
 
 var booksFields = append(eventFields(),
-	req("token", arrow.BinaryTypes.String),
-	opt("market", arrow.BinaryTypes.String),
-	opt("side", arrow.BinaryTypes.String),
-	opt("level", arrow.PrimitiveTypes.Int32),
-	opt("price", priceType),
-	opt("size", priceType),
-	opt("tick", priceType),
-	opt("min_size", priceType),
+	required("token", arrow.BinaryTypes.String),
+	nullable("market", arrow.BinaryTypes.String),
+	nullable("side", arrow.BinaryTypes.String),
+	nullable("level", arrow.PrimitiveTypes.Int32),
+	nullable("price", priceType),
+	nullable("size", priceType),
+	nullable("tick", priceType),
+	nullable("min_size", priceType),
 )
 
 var tradesFields = append(eventFields(),
-	req("token", arrow.BinaryTypes.String),
-	opt("market", arrow.BinaryTypes.String),
-	req("price", priceType),
-	req("size", priceType),
-	opt("taker_side", arrow.BinaryTypes.String),
+	required("token", arrow.BinaryTypes.String),
+	nullable("market", arrow.BinaryTypes.String),
+	required("price", priceType),
+	required("size", priceType),
+	nullable("taker_side", arrow.BinaryTypes.String),
 )
 
 var metaFields = append(eventFields(),
-	opt("token", arrow.BinaryTypes.String),
-	opt("market", arrow.BinaryTypes.String),
-	opt("tick", priceType),
-	opt("min_size", priceType),
-	opt("end_date", timeType),
-	opt("resolved", arrow.FixedWidthTypes.Boolean),
-	opt("payout", priceType),
-	opt("reward_max_spread", priceType),
-	opt("reward_min_size", priceType),
-	opt("reward_daily_rate", priceType),
+	nullable("token", arrow.BinaryTypes.String),
+	nullable("market", arrow.BinaryTypes.String),
+	nullable("tick", priceType),
+	nullable("min_size", priceType),
+	nullable("end_date", timeType),
+	nullable("resolved", arrow.FixedWidthTypes.Boolean),
+	nullable("payout", priceType),
+	nullable("reward_max_spread", priceType),
+	nullable("reward_min_size", priceType),
+	nullable("reward_daily_rate", priceType),
 )
 
 // RecordingCounts says what an export of a recording wrote.

@@ -16,27 +16,27 @@ const SweepFile = "sweep.parquet"
 // the swept keys: the headline figures under their JSON names
 // (accounting.Headline), then the error of a failed run.
 var sweepFigures = []arrow.Field{
-	req("pnl", amountType),
-	req("realized", amountType),
-	req("spread_pnl", amountType),
-	req("inventory_pnl", amountType),
-	req("fees", amountType),
-	req("volume", priceType),
-	req("fills", arrow.PrimitiveTypes.Int64),
-	opt("fill_ratio", arrow.PrimitiveTypes.Float64),
-	req("avg_queue_wait_ns", arrow.PrimitiveTypes.Int64),
-	req("max_drawdown", amountType),
-	opt("sharpe", arrow.PrimitiveTypes.Float64),
-	opt("sortino", arrow.PrimitiveTypes.Float64),
-	req("max_abs_position", priceType),
-	opt("mean_abs_position", arrow.PrimitiveTypes.Float64),
-	req("end_abs_position", priceType),
-	req("orders", arrow.PrimitiveTypes.Int64),
-	req("cancels", arrow.PrimitiveTypes.Int64),
-	req("orders_peak_10s", arrow.PrimitiveTypes.Int64),
-	req("cancels_peak_10s", arrow.PrimitiveTypes.Int64),
-	opt("reward_share", arrow.PrimitiveTypes.Float64),
-	opt("markout_10s", arrow.PrimitiveTypes.Float64),
+	required("pnl", amountType),
+	required("realized", amountType),
+	required("spread_pnl", amountType),
+	required("inventory_pnl", amountType),
+	required("fees", amountType),
+	required("volume", priceType),
+	required("fills", arrow.PrimitiveTypes.Int64),
+	nullable("fill_ratio", arrow.PrimitiveTypes.Float64),
+	required("avg_queue_wait_ns", arrow.PrimitiveTypes.Int64),
+	required("max_drawdown", amountType),
+	nullable("sharpe", arrow.PrimitiveTypes.Float64),
+	nullable("sortino", arrow.PrimitiveTypes.Float64),
+	required("max_abs_position", priceType),
+	nullable("mean_abs_position", arrow.PrimitiveTypes.Float64),
+	required("end_abs_position", priceType),
+	required("orders", arrow.PrimitiveTypes.Int64),
+	required("cancels", arrow.PrimitiveTypes.Int64),
+	required("orders_peak_10s", arrow.PrimitiveTypes.Int64),
+	required("cancels_peak_10s", arrow.PrimitiveTypes.Int64),
+	nullable("reward_share", arrow.PrimitiveTypes.Float64),
+	nullable("markout_10s", arrow.PrimitiveTypes.Float64),
 }
 
 // sweepFields returns the columns of sweep.parquet for the swept keys:
@@ -44,15 +44,15 @@ var sweepFigures = []arrow.Field{
 // for a failed run) and "error" (null for a run that succeeded). A key
 // that has the name of another column is refused.
 func sweepFields(keys []string) ([]arrow.Field, error) {
-	fields := []arrow.Field{req("run", arrow.PrimitiveTypes.Int64)}
+	fields := []arrow.Field{required("run", arrow.PrimitiveTypes.Int64)}
 	for _, k := range keys {
-		fields = append(fields, req(k, arrow.BinaryTypes.String))
+		fields = append(fields, required(k, arrow.BinaryTypes.String))
 	}
 	for _, f := range sweepFigures {
 		f.Nullable = true
 		fields = append(fields, f)
 	}
-	fields = append(fields, opt("error", arrow.BinaryTypes.String))
+	fields = append(fields, nullable("error", arrow.BinaryTypes.String))
 	seen := map[string]bool{}
 	for _, f := range fields {
 		if seen[f.Name] {

@@ -50,9 +50,9 @@ var (
 	maxTime = time.Unix(0, math.MaxInt64)
 )
 
-// req and opt declare a required or a nullable column.
-func req(name string, t arrow.DataType) arrow.Field { return arrow.Field{Name: name, Type: t} }
-func opt(name string, t arrow.DataType) arrow.Field {
+// required and nullable declare a column that is never null or may be.
+func required(name string, t arrow.DataType) arrow.Field { return arrow.Field{Name: name, Type: t} }
+func nullable(name string, t arrow.DataType) arrow.Field {
 	return arrow.Field{Name: name, Type: t, Nullable: true}
 }
 
