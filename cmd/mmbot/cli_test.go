@@ -52,6 +52,8 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"config check", "Loads the configuration exactly as mmbot run does"},
 		{"backtest", "Replays a recording"},
 		{"backtest merge", "Joins the shards of one sweep"},
+		{"export", "Writes mmbot data as Parquet files"},
+		{"export recording", "Reads a recording"},
 		{"record", "Records the books and trades"},
 		{"import", "Converts captures of the exchange's public market channel"},
 		{"sim", "Runs the simulated exchange"},
@@ -118,7 +120,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "config", "backtest", "record", "import", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
+	for _, name := range []string{"run", "config", "backtest", "export", "record", "import", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}
@@ -140,6 +142,8 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		{[]string{"order", "sgin"}, "mmbot order: unknown order subcommand \"sgin\"\ndid you mean \"sign\"?\n"},
 		{[]string{"config", "chekc"}, "mmbot config: unknown config subcommand \"chekc\"\ndid you mean \"check\"?\n"},
 		{[]string{"config"}, "mmbot config: config needs a subcommand: check\n"},
+		{[]string{"export", "recordnig"}, "mmbot export: unknown export subcommand \"recordnig\"\ndid you mean \"recording\"?\n"},
+		{[]string{"export"}, "mmbot export: export needs a subcommand: recording\n"},
 		{[]string{"completion", "bassh"}, "mmbot completion: unknown completion subcommand \"bassh\"\ndid you mean \"bash\"?\n"},
 		{[]string{"completion"}, "mmbot completion: completion needs a shell: bash, zsh, fish or powershell\n"},
 	}

@@ -32,7 +32,9 @@ const backtestLong = `Replays a recording (docs/data-format.md) through the stra
 planner code of mmbot run, against a simulated venue whose fills come from
 a queue-aware fill model with latency (docs/backtesting.md). It prints a
 summary; with --out it also writes summary.txt, series.csv and report.html
-(self-contained, opens offline) into DIR.
+(self-contained, opens offline) into DIR, and with --parquet also
+fills.parquet, series.parquet and totals.parquet (exact decimals, for
+pandas, polars or DuckDB; docs/data-format.md).
 
 The markets are the recording's binary markets (restricted to
 markets.condition_ids when the configuration lists any). Latencies take a
@@ -41,7 +43,7 @@ defaults come from the [backtest] section.
 
 --sweep runs the product of the swept values in parallel (--workers), all
 with the same seed, and prints one row per combination (sweep.csv,
-sweep.txt and sweep.json with --out).
+sweep.txt and sweep.json with --out, sweep.parquet with --parquet).
 
 --shard i/n runs only the combinations k with k mod n = i, so that a
 scheduler can spread a sweep over many machines: --shard auto/n takes i
@@ -55,6 +57,7 @@ Sweep keys:
 ` + sweepKeysHelp
 
 const backtestExample = `  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
+  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/ --parquet
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --fill-model conservative --latency-order uniform:20ms-80ms
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --sweep levels=1,2 --out sweep/
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --shard 1/4 --out sweep/
@@ -73,6 +76,7 @@ type backtestFlags struct {
 	shard     string
 	workers   int
 	json      bool
+	parquet   bool          // also write the results as Parquet into out
 	interval  time.Duration // sampling interval of the series; 0 chooses from the recording's span
 }
 
@@ -107,6 +111,7 @@ func newBacktestCmd(e *env) *cobra.Command {
 	fs.IntVar(&bf.workers, "workers", runtime.GOMAXPROCS(0), "parallel runs of a sweep")
 	fs.DurationVar(&bf.interval, "interval", 0, "sampling interval of the series, the plots and Sharpe/Sortino (default: from the recording's span, 1s to 1m)")
 	fs.BoolVar(&bf.json, "json", false, "print JSON instead of tables")
+	fs.BoolVar(&bf.parquet, "parquet", false, "with --out: also write the results as Parquet (fills, series, totals; sweep.parquet for a sweep)")
 	cmd.RunE = func(*cobra.Command, []string) error { return runBacktest(e, fs, bf) }
 	return cmd
 }
@@ -118,6 +123,9 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	}
 	if bf.workers < 1 {
 		return usagef("--workers must be at least 1")
+	}
+	if bf.parquet && bf.out == "" {
+		return usagef("--parquet needs --out")
 	}
 	var params []sweep.Param
 	for _, s := range bf.sweeps {
@@ -215,7 +223,7 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	for i, p := range params {
 		keys[i] = p.Key
 	}
-	return writeSweep(e.stdout, bf.out, bf.json, keys, rows)
+	return writeSweep(e.stdout, bf.out, bf.json, bf.parquet, keys, rows)
 }
 
 // backtestSetup is what every run of one invocation shares.

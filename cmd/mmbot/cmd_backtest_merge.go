@@ -60,7 +60,7 @@ func newBacktestMergeCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return writeSweep(e.stdout, out, asJSON, id.Keys(), rows)
+		return writeSweep(e.stdout, out, asJSON, false, id.Keys(), rows)
 	}
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mmbot/mmbot/backtest/accounting"
+	"github.com/mmbot/mmbot/backtest/export"
 	"github.com/mmbot/mmbot/backtest/report"
 	"github.com/mmbot/mmbot/backtest/sweep"
 	"github.com/mmbot/mmbot/internal/atomicfile"
@@ -21,6 +22,11 @@ func writeBacktest(w io.Writer, bf *backtestFlags, res *accounting.Results) erro
 		if err := report.SaveReports(bf.out, res); err != nil {
 			return err
 		}
+		if bf.parquet {
+			if err := export.Results(bf.out, res, export.Options{}); err != nil {
+				return fmt.Errorf("--parquet: %w", err)
+			}
+		}
 	}
 	if bf.json {
 		return report.WriteJSON(w, res)
@@ -31,18 +37,26 @@ func writeBacktest(w io.Writer, bf *backtestFlags, res *accounting.Results) erro
 	if bf.out != "" {
 		fmt.Fprintf(w, "\nreports: %s, %s, %s\n", filepath.Join(bf.out, "summary.txt"), filepath.Join(bf.out, "series.csv"),
 			filepath.Join(bf.out, "report.html"))
+		if bf.parquet {
+			fmt.Fprintf(w, "parquet: %s, %s, %s\n", filepath.Join(bf.out, export.FillsFile), filepath.Join(bf.out, export.SeriesFile),
+				filepath.Join(bf.out, export.TotalsFile))
+		}
 	}
 	return nil
 }
 
 // writeSweep prints the sweep's rows (the table, or JSON with asJSON)
 // and, with out, writes sweep.csv, sweep.txt and sweep.json there (the
-// JSON as --json prints it). It fails when a combination failed.
-func writeSweep(w io.Writer, out string, asJSON bool, keys []string, rows []sweep.Row) error {
+// JSON as --json prints it), and sweep.parquet with parquet. It fails when
+// a combination failed.
+func writeSweep(w io.Writer, out string, asJSON, parquet bool, keys []string, rows []sweep.Row) error {
 	if out != "" {
 		err := saveSweepTables(out, "sweep", keys, rows)
 		if err == nil {
 			err = atomicfile.WriteFile(filepath.Join(out, "sweep.json"), 0o644, func(w io.Writer) error { return report.WriteSweepJSON(w, rows) })
+		}
+		if err == nil && parquet {
+			err = export.Sweep(filepath.Join(out, export.SweepFile), keys, rows, export.Options{})
 		}
 		if err != nil {
 			return fmt.Errorf("sweep report: %w", err)

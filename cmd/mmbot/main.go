@@ -101,6 +101,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newRunCmd(e),
 		newConfigCmd(e),
 		newBacktestCmd(e),
+		newExportCmd(e),
 		newRecordCmd(e),
 		newImportCmd(e, time.Now),
 		newSimCmd(e, nil),

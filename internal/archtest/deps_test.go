@@ -91,6 +91,7 @@ var rules = []rule{
 	//	replay ─> accounting, fillmodel, recording, strategy
 	//	paper ─> fillmodel, recording, strategy
 	//	importer, recorder ─> recording
+	//	export ─> sweep, accounting, recording (and arrow-go, which no other package imports)
 	//
 	// backtest/internal holds test fixtures: no production package imports it.
 	{
@@ -140,6 +141,19 @@ var rules = []rule{
 		applies:  []string{"./backtest/replay"},
 		direct:   true,
 		onlyOurs: []string{"./backtest/accounting", "./backtest/fillmodel", "./backtest/recording", "./exchange", "./strategy/...", "./internal/..."},
+	},
+	{
+		why:      "backtest/export writes recordings and results as Parquet: it reads the recording format and the accounting's results, and runs nothing",
+		applies:  []string{"./backtest/export"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/recording", "./backtest/accounting", "./backtest/sweep", "./exchange", "./internal/..."},
+	},
+	{
+		why:     "arrow-go (Parquet) stays inside backtest/export",
+		applies: []string{"./..."},
+		except:  []string{"./backtest/export"},
+		direct:  true,
+		deny:    []string{"github.com/apache/arrow-go/..."},
 	},
 	{
 		why:      "ledger reads the journal into the backtest's accounting: it uses state, accounting and the fill model's types, renders nothing and makes no network call",
@@ -300,6 +314,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		m("backtest/sweep"):            {m("backtest/accounting"), m("backtest/replay")},
 		m("backtest/internal/fixture"): {m("exchange")},
 		m("ledger"):                    {m("state"), m("backtest/accounting"), m("backtest/report"), "net/http"},
+		m("backtest/export"):           {m("backtest/recording"), m("backtest/accounting"), m("backtest/replay"), "github.com/apache/arrow-go/v18/parquet"},
+		m("backtest/report/parquet"):   {"github.com/apache/arrow-go/v18/parquet/pqarrow"},
 	}
 	pkgs := map[string]*pkg{}
 	for path, imports := range graph {
@@ -355,6 +371,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		"backtest/sweep imports backtest/replay: backtest/sweep runs grids",
 		"ledger imports backtest/report: ledger reads the journal",
 		"ledger imports net/http: ledger reads the journal",
+		"backtest/export imports backtest/replay: backtest/export writes recordings and results as Parquet",
+		"backtest/report/parquet imports github.com/apache/arrow-go/v18/parquet/pqarrow: arrow-go (Parquet) stays inside backtest/export",
 	}
 	for _, w := range want {
 		found := false
@@ -371,7 +389,8 @@ func TestRulesCatchViolations(t *testing.T) {
 			"backtest/fillmodel imports backtest/recording:", "backtest/accounting imports backtest/fillmodel:", "backtest/report imports backtest/accounting:",
 			"backtest/replay imports backtest/accounting:", "backtest/paper imports backtest/fillmodel:", "backtest/importer imports backtest/recording:",
 			"backtest/sweep imports backtest/accounting:", "backtest/internal/fixture imports exchange:",
-			"ledger imports state:", "ledger imports backtest/accounting:"} {
+			"ledger imports state:", "ledger imports backtest/accounting:",
+			"backtest/export imports backtest/recording:", "backtest/export imports backtest/accounting:", "backtest/export imports github.com/apache/arrow-go"} {
 			if strings.HasPrefix(g, ok) {
 				t.Errorf("allowed edge reported: %s", g)
 			}
