@@ -23,8 +23,8 @@ import (
 // duckdbEnv names the node_modules directory that holds the npm package
 // @duckdb/node-api (.ci/run installs it into a throwaway directory and sets
 // the variable; by hand: npm install --prefix DIR @duckdb/node-api, then
-// MMBOT_DUCKDB_NODE_PATH=DIR/node_modules).
-const duckdbEnv = "MMBOT_DUCKDB_NODE_PATH"
+// DUCKDB_NODE_MODULES=DIR/node_modules).
+const duckdbEnv = "DUCKDB_NODE_MODULES"
 
 // duckdbScript reads a JSON job from argv[2] ({files: [path], queries:
 // {label: sql}}) and prints, as JSON, DuckDB's version, each file's

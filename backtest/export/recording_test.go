@@ -293,7 +293,7 @@ func TestRecordingMemoryFlat(t *testing.T) {
 			if err := w.Write(recording.BookEvent(b)); err != nil {
 				t.Fatal(err)
 			}
-			if i%10_000 == 9_999 {
+			if i%1_000 == 999 { // often enough to see each run's peak, wherever a row group stands
 				peak = max(peak, liveHeap())
 			}
 		}
@@ -304,7 +304,9 @@ func TestRecordingMemoryFlat(t *testing.T) {
 	}
 	small, large := heap(10_000), heap(30_000)
 	t.Logf("live heap: %d KiB after 10,000 events (80,000 rows), %d KiB at most up to 30,000 (240,000 rows)", small>>10, large>>10)
-	if large > small+1<<20 {
+	// Three times the rows: a heap that followed them would triple; allow
+	// half again plus 1 MiB for the footer and the collector's timing.
+	if large > small+small/2+1<<20 {
 		t.Errorf("live heap grew from %d KiB to %d KiB", small>>10, large>>10)
 	}
 }
