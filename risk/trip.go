@@ -20,6 +20,8 @@ const (
 	TripStaleBook                    // a book older than its maximum age
 	TripClockSkew                    // local clock too far from the exchange's
 	TripManual                       // an operator or the loop halted quoting
+	TripStaleLoop                    // the loop's guard: no cycle completed for too long
+	TripStaleQuotes                  // the loop's guard: live orders rest on books no cycle has seen for too long
 	tripEnd
 )
 
@@ -33,6 +35,8 @@ var tripNames = [...]string{
 	"stale_book",
 	"clock_skew",
 	"manual",
+	"stale_loop",
+	"stale_quotes",
 }
 
 // String returns the reason's stable snake_case name (a metric label).
