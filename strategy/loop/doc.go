@@ -35,6 +35,18 @@
 //     cycle learned (sends, state changes, fills) in one Journal.Apply.
 //  7. Publish the Status and hand a CycleReport to the Observer.
 //
+// Concurrency: the requests of one step that do not depend on each other
+// (the book batches and the tape, the order reads, the cancels, the
+// placement batches) run concurrently when Config.Concurrency is above 1,
+// each bounded by Config.RequestTimeout, so one slow request costs its own
+// market this cycle and not the others theirs: a book batch that fails
+// leaves its markets held (orders kept, not planned) unless their books go
+// stale, and the cycle fails only when every batch failed. Their answers
+// are always applied in one fixed order, and with Concurrency at most 1 the
+// requests are made one at a time in that order, as a backtest's venue
+// needs. The kill switch is checked again before anything is signed and
+// before each placement batch.
+//
 // Journal before send: no order reaches the Venue before its intent (the
 // signed item and its hash) is in the Journal; when RecordIntents fails,
 // nothing is placed. A placement is never retried: a batch whose answer is

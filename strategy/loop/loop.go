@@ -37,6 +37,18 @@ type Config struct {
 	// NotFoundGrace is how long an order sent without an answer may stay
 	// unknown to the exchange before it is declared failed.
 	NotFoundGrace time.Duration
+	// Concurrency is how many of one cycle's independent requests (book
+	// batches, order reads, cancels, placement batches) may be in flight at
+	// once. At 0 or 1 they run one at a time in a fixed order: what a
+	// backtest's single-threaded venue needs. Above 1 the Venue must be
+	// safe for concurrent use. Either way the answers are applied in the
+	// same fixed order.
+	Concurrency int
+	// RequestTimeout bounds each request of a cycle (0: only the context
+	// passed to Cycle bounds them), so that one slow request costs its
+	// market this cycle and not the others theirs. It needs a Clock that
+	// can time (the system clock, or a fake with AfterFunc).
+	RequestTimeout time.Duration
 }
 
 // Params are the strategy parameters that SIGHUP can reload.
@@ -76,6 +88,12 @@ func (c *Config) setDefaults() error {
 	if c.NotFoundGrace <= 0 {
 		c.NotFoundGrace = 30 * time.Second
 	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 1
+	}
+	if c.RequestTimeout < 0 {
+		return fmt.Errorf("loop: request timeout %s is negative", c.RequestTimeout)
+	}
 	return nil
 }
 
@@ -91,6 +109,7 @@ type marketRun struct {
 	lastFill [2][2]time.Time
 	stopped  string // why the market is no longer quoted; empty while it is
 	stale    bool
+	unread   bool // this cycle's read of its books failed: it is held (not planned) unless stale
 	fair     float64
 	hasFair  bool
 	snap     strategy.Snapshot
@@ -130,6 +149,8 @@ type Loop struct {
 	status  Status
 
 	halted bool // the kill switch's cancel-all has been done
+
+	view guardView // shared with the Guard
 }
 
 type tokenRef struct {
@@ -144,6 +165,9 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 	}
 	if v == nil || s == nil || j == nil || c == nil {
 		return nil, errors.New("loop: New needs a venue, a signer, a journal and a clock")
+	}
+	if cfg.RequestTimeout > 0 && !canTime(c) {
+		return nil, errors.New("loop: a request timeout needs a clock that can time (the system clock, or one with AfterFunc); a backtest's clock cannot")
 	}
 	if obs == nil {
 		obs = nopObserver{}
@@ -172,6 +196,11 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 		mr.books[strategy.Yes].TokenID, mr.books[strategy.No].TokenID = m.TokenIDs[strategy.Yes], m.TokenIDs[strategy.No]
 		l.markets = append(l.markets, mr)
 	}
+	conds := make([]string, len(l.markets))
+	for i, mr := range l.markets {
+		conds[i] = mr.m.ConditionID
+	}
+	l.view.init(conds)
 	return l, nil
 }
 
