@@ -28,7 +28,8 @@ docs/simulator.md describes every flag.`
 
 const simExample = `  mmbot sim --accounts 2 --creds-out /tmp/creds.json
   mmbot sim --markets 6 --record rec.jsonl.gz    # Ctrl-C after a few minutes, then mmbot backtest
-  mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m`
+  mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m
+  mmbot sim --stall "POST /books" --stall-after 12s     # books never answer from second 12 on`
 
 // simFlags are the parsed flags of mmbot sim.
 type simFlags struct {
@@ -42,6 +43,8 @@ type simFlags struct {
 	step, authWindow                              time.Duration
 	faultErr, faultDB, faultDelayRate, faultDrop  float64
 	faultDelay, maintenanceAfter, maintenanceSpan time.Duration
+	stall                                         []string
+	stallAfter, stallSpan                         time.Duration
 }
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
@@ -71,6 +74,9 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.faultDrop, "fault-drop-rate", 0, "fraction of responses cut off halfway (connection closed)")
 	fs.DurationVar(&f.maintenanceAfter, "maintenance-after", 0, "start a maintenance window this long after start (with --maintenance-for)")
 	fs.DurationVar(&f.maintenanceSpan, "maintenance-for", 0, "length of the maintenance window: order endpoints answer 503")
+	fs.StringArrayVar(&f.stall, "stall", nil, `hold requests to this endpoint without an answer, e.g. "POST /books" (repeatable)`)
+	fs.DurationVar(&f.stallAfter, "stall-after", 0, "start stalling the --stall endpoints this long after start")
+	fs.DurationVar(&f.stallSpan, "stall-for", 0, "stop stalling them after this long (0: never)")
 	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.jsonl.gz), committed on shutdown")
 }
 
@@ -95,6 +101,12 @@ func (f *simFlags) config(now time.Time) (sim.Config, error) {
 	if f.maintenanceSpan > 0 {
 		cfg.Faults.MaintenanceFrom = now.Add(f.maintenanceAfter)
 		cfg.Faults.MaintenanceUntil = cfg.Faults.MaintenanceFrom.Add(f.maintenanceSpan)
+	}
+	if len(f.stall) > 0 {
+		cfg.Faults.Stall, cfg.Faults.StallFrom = f.stall, now.Add(f.stallAfter)
+		if f.stallSpan > 0 {
+			cfg.Faults.StallUntil = cfg.Faults.StallFrom.Add(f.stallSpan)
+		}
 	}
 	if f.catalogFile != "" {
 		c, err := catalog.LoadFile(f.catalogFile)
