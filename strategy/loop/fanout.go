@@ -61,6 +61,10 @@ func withTimeout(ctx context.Context, c Clock, d time.Duration) (context.Context
 // does with them does not depend on which answer came first.
 func fanOut(ctx context.Context, c Clock, timeout time.Duration, limit, n int, do func(ctx context.Context, i int)) {
 	call := func(i int) {
+		if timeout <= 0 {
+			do(ctx, i)
+			return
+		}
 		rctx, cancel := withTimeout(ctx, c, timeout)
 		defer cancel()
 		do(rctx, i)
