@@ -496,3 +496,76 @@ func TestLoopShutdownHungCancelEndsAtDeadline(t *testing.T) {
 		t.Fatalf("%d orders live, want only the hung one", fv.live())
 	}
 }
+
+// budgetVenue has a DELETE budget of one token a second of clock time (at
+// most one held), and refuses a cancel over it at once, as the exchange
+// client's limiter does when the wait would pass the request's deadline.
+type budgetVenue struct {
+	*fakeVenue
+	clock   *clocktest.Clock
+	mu      sync.Mutex
+	tokens  int
+	last    time.Time
+	refused int
+}
+
+func (b *budgetVenue) refillLocked() {
+	now := b.clock.Now()
+	for !b.last.Add(time.Second).After(now) {
+		b.last = b.last.Add(time.Second)
+		b.tokens = 1
+	}
+}
+
+func (b *budgetVenue) Budget(time.Time) exchange.Budget {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.refillLocked()
+	return exchange.Budget{Orders: 1000, Cancels: b.tokens}
+}
+
+func (b *budgetVenue) CancelOrder(ctx context.Context, id string) (*exchange.CancelResult, error) {
+	b.mu.Lock()
+	b.refillLocked()
+	if b.tokens == 0 {
+		b.refused++
+		b.mu.Unlock()
+		return nil, &exchange.WaitError{Endpoint: "DELETE /order", Bucket: "delete_order_burst", Delay: time.Second}
+	}
+	b.tokens--
+	b.mu.Unlock()
+	return b.fakeVenue.CancelOrder(ctx, id)
+}
+
+// When the kill switch has tripped and the DELETE budget is tight,
+// concurrent cancels must not race for it (the losers fail at random, and
+// an order can starve): each cycle sends what the budget takes, least
+// recently tried first, so every order is cancelled in turn and no cancel
+// is refused.
+func TestLoopTrippedCancelsShareATightBudget(t *testing.T) {
+	ms := nMarkets(2)
+	var bv *budgetVenue
+	fv, _, _, clock, l := newConcRig(t, ms, 8, func(fv *fakeVenue, c *clocktest.Clock) Venue {
+		bv = &budgetVenue{fakeVenue: fv, clock: c, tokens: 1, last: c.Now()}
+		return bv
+	})
+	if err := l.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if fv.live() != 4 {
+		t.Fatalf("%d live, want 4", fv.live())
+	}
+	l.cfg.Kill.Halt("test", clock.Now())
+	for c := 1; c <= 4; c++ {
+		clock.Advance(time.Second)
+		if err := l.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if fv.live() != 4-c {
+			t.Fatalf("after %d tripped cycles with one cancel a second: %d live, want %d", c, fv.live(), 4-c)
+		}
+	}
+	if bv.refused != 0 {
+		t.Fatalf("%d cancels sent over the budget and refused", bv.refused)
+	}
+}

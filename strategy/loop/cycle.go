@@ -57,7 +57,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 			l.log.Error().Str("reason", trip.Reason.String()).Str("detail", trip.Detail).Msg("kill switch tripped: cancelling every order and stopping quotes")
 			l.halted = true
 		}
-		cancels = l.allLive() // every cycle, until none is left (a cancel may fail)
+		cancels = l.withinBudget(l.allLive(), now) // every cycle, until none is left (a cancel may fail)
 	default:
 		if l.halted {
 			l.log.Warn().Msg("kill switch reset: quoting resumes")

@@ -44,7 +44,9 @@
 // stale, and the cycle fails only when every batch failed. Their answers
 // are always applied in one fixed order, and with Concurrency at most 1 the
 // requests are made one at a time in that order, as a backtest's venue
-// needs. The kill switch is checked again before anything is signed and
+// needs. Cancels that must all go (the kill switch's, Shutdown's, the
+// guard's) are sent only as far as the DELETE budget takes them now (at
+// least one), least recently tried first, instead of racing for it. The kill switch is checked again before anything is signed and
 // before each placement batch.
 //
 // Journal before send: no order reaches the Venue before its intent (the

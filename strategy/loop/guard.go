@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -66,8 +67,9 @@ type GuardReport struct {
 type Guard struct {
 	l     *Loop
 	cfg   GuardConfig
-	blind bool // the last look found the loop blind (Run's goroutine only)
-	left  int  // orders left after the last look that cancelled
+	blind bool                 // the last look found the loop blind (Run's goroutine only)
+	left  int                  // orders left after the last look that cancelled
+	tried map[string]time.Time // when the guard last sent a cancel of an order, by hash
 }
 
 // NewGuard returns the guard of l. The loop's clock must be able to time
@@ -96,7 +98,7 @@ func NewGuard(l *Loop, cfg GuardConfig) (*Guard, error) {
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = 8
 	}
-	return &Guard{l: l, cfg: cfg}, nil
+	return &Guard{l: l, cfg: cfg, tried: map[string]time.Time{}}, nil
 }
 
 // Config returns the guard's configuration, defaults filled in.
@@ -152,7 +154,7 @@ func (g *Guard) look(ctx context.Context, now time.Time) GuardReport {
 	if k := g.l.cfg.Kill; k != nil {
 		rep.Tripped = k.Trip(rep.Reason, rep.Detail, now)
 	}
-	rep.Cancelled, rep.Left = g.cancel(ctx, todo)
+	rep.Cancelled, rep.Left = g.cancel(ctx, todo, now)
 	if rep.Cancelled > 0 || rep.Left != g.left {
 		log.Warn().Str("reason", rep.Reason.String()).Int("cancelled", rep.Cancelled).Int("left", rep.Left).
 			Msg("guard: cancelled orders of the blind loop")
@@ -198,9 +200,29 @@ func (g *Guard) judge(v *viewCopy, now time.Time) (risk.TripReason, string) {
 }
 
 // cancel cancels the orders concurrently, each with its own timeout, and
-// records those found final for the loop. It returns how many were found
+// records those found final for the loop. When the DELETE budget cannot take
+// them all now, it sends what it can (at least one), least recently tried
+// first, and the next looks send the rest. It returns how many were found
 // final and how many may still be live.
-func (g *Guard) cancel(ctx context.Context, orders []viewOrderCopy) (final, left int) {
+func (g *Guard) cancel(ctx context.Context, all []viewOrderCopy, now time.Time) (final, left int) {
+	orders := all
+	if n := max(g.l.venue.Budget(now).Cancels, 1); n < len(orders) {
+		orders = slices.Clone(orders)
+		sort.SliceStable(orders, func(i, j int) bool { return g.tried[orders[i].hash].Before(g.tried[orders[j].hash]) })
+		orders = orders[:n]
+	}
+	for _, o := range orders {
+		g.tried[o.hash] = now
+	}
+	pending := make(map[string]bool, len(all))
+	for _, o := range all {
+		pending[o.hash] = true
+	}
+	for h := range g.tried {
+		if !pending[h] {
+			delete(g.tried, h) // final, or no longer the loop's
+		}
+	}
 	isFinal := make([]bool, len(orders))
 	fanOut(ctx, g.l.clock, g.cfg.RequestTimeout, g.cfg.Concurrency, len(orders), func(ctx context.Context, i int) {
 		isFinal[i] = g.cancelOne(ctx, orders[i].id)
@@ -212,7 +234,7 @@ func (g *Guard) cancel(ctx context.Context, orders []viewOrderCopy) (final, left
 		}
 	}
 	g.l.view.settle(settled)
-	return len(settled), len(orders) - len(settled)
+	return len(settled), len(all) - len(settled)
 }
 
 // cancelOne cancels one order and reports whether it is final at the

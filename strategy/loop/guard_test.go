@@ -326,3 +326,22 @@ type sleepOnlyClock struct{}
 
 func (sleepOnlyClock) Now() time.Time                             { return lt0 }
 func (sleepOnlyClock) Sleep(context.Context, time.Duration) error { return nil }
+
+// The guard sends only what the DELETE budget takes (at least one a look),
+// least recently tried first: under a tight budget every order is cancelled
+// in turn, one a look, and none is refused.
+func TestGuardCancelsWithinBudget(t *testing.T) {
+	r := newGuardRig(t, 5*time.Second, GuardConfig{Period: time.Second, MaxCycleGap: time.Minute})
+	bv := &budgetVenue{fakeVenue: r.v.fakeVenue, clock: r.clock, tokens: 1, last: r.clock.Now()}
+	r.l.venue = bv // the loop is not running: only the guard uses it
+	for i := 0; i < 10 && r.v.live() > 0; i++ {
+		r.clock.Advance(time.Second)
+		rep := r.g.look(context.Background(), r.clock.Now())
+		if rep.Reason != 0 && rep.Cancelled != 1 {
+			t.Fatalf("look at +%s: %+v, want one cancel a look", r.clock.Now().Sub(lt0), rep)
+		}
+	}
+	if r.v.live() != 0 || bv.refused != 0 {
+		t.Fatalf("%d live, %d cancels refused over the budget", r.v.live(), bv.refused)
+	}
+}

@@ -94,7 +94,7 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 			l.readOrders(ctx, now, batch, rep, false)
 			live = l.allLive()
 		}
-		l.sendCancels(ctx, live, batch, rep)
+		l.sendCancels(ctx, l.withinBudget(live, now), batch, rep)
 		if !batch.Empty() {
 			if err := l.journal.Apply(batch); err != nil {
 				return fmt.Errorf("journal at shutdown: %w", err)

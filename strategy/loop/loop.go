@@ -121,9 +121,10 @@ type marketRun struct {
 // liveOrder is a non-final order the loop tracks.
 type liveOrder struct {
 	JournaledOrder
-	market   int
-	lastRead time.Time
-	suspect  bool // the book suggests it traded: read it first
+	market     int
+	lastRead   time.Time
+	lastCancel time.Time // when a cancel of it was last sent (zero: never)
+	suspect    bool      // the book suggests it traded: read it first
 }
 
 // Loop is the strategy loop of DESIGN.md §3. Build it with New, then

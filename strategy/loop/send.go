@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sort"
+	"time"
 
 	"github.com/mmbot/mmbot/exchange"
 )
@@ -37,12 +39,14 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 	}
 	out := make([]cancelResult, len(list))
 	l.fanOut(ctx, len(list), func(ctx context.Context, i int) { fetchCancel(ctx, l.venue, list[i], &out[i]) })
+	now := l.clock.Now()
 	for i, lo := range list {
 		r := &out[i]
 		if !r.done {
 			miss(lo)
 			continue
 		}
+		lo.lastCancel = now
 		id := orderID(lo)
 		if r.err != nil {
 			miss(lo)
@@ -81,6 +85,25 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 		lo.suspect = true
 	}
 	return unconfirmed
+}
+
+// withinBudget returns the cancels to send now when they all must go (the
+// kill switch's, Shutdown's). One at a time, each waits for its rate budget
+// in turn: all of them. Concurrently they would race for the budget, and
+// those that lose would fail at their deadline, at random: so only as many
+// as the DELETE budget takes now are sent (at least one, which waits for
+// its token), least recently tried first, so that every order gets its turn.
+func (l *Loop) withinBudget(cancels []*liveOrder, now time.Time) []*liveOrder {
+	if l.cfg.Concurrency <= 1 {
+		return cancels
+	}
+	n := max(l.venue.Budget(now).Cancels, 1)
+	if n >= len(cancels) {
+		return cancels
+	}
+	out := slices.Clone(cancels)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].lastCancel.Before(out[j].lastCancel) })
+	return out[:n]
 }
 
 // cancelResult is what one cancel (and the read-back of a confirmed one)
