@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -567,5 +568,40 @@ func TestLoopTrippedCancelsShareATightBudget(t *testing.T) {
 	}
 	if bv.refused != 0 {
 		t.Fatalf("%d cancels sent over the budget and refused", bv.refused)
+	}
+}
+
+// Under a tight budget, the orders the exchange is known to hold are
+// cancelled before those it did not know at their last read (sent, answer
+// lost, maybe never arrived): those cost a token each and cancel nothing.
+func TestLoopTrippedCancelsKnownOrdersFirst(t *testing.T) {
+	ms := nMarkets(2)
+	var bv *budgetVenue
+	fv, _, _, clock, l := newConcRig(t, ms, 8, func(fv *fakeVenue, c *clocktest.Clock) Venue {
+		bv = &budgetVenue{fakeVenue: fv, clock: c, tokens: 1, last: c.Now()}
+		return bv
+	})
+	fv.placeErr = errors.New("answer lost")
+	if err := l.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The two first placements never reached the exchange.
+	fv.mu.Lock()
+	for _, h := range []string{"0xhash0001", "0xhash0002"} {
+		delete(fv.orders, h)
+	}
+	fv.mu.Unlock()
+	if fv.live() != 2 || len(l.allLive()) != 4 {
+		t.Fatalf("%d live at the exchange, %d tracked; want 2 and 4", fv.live(), len(l.allLive()))
+	}
+	l.cfg.Kill.Halt("test", clock.Now())
+	for range 2 {
+		clock.Advance(time.Second)
+		if err := l.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fv.live() != 0 {
+		t.Fatalf("%d orders the exchange holds still live after two cycles with one cancel each", fv.live())
 	}
 }

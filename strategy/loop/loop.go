@@ -124,6 +124,7 @@ type liveOrder struct {
 	market     int
 	lastRead   time.Time
 	lastCancel time.Time // when a cancel of it was last sent (zero: never)
+	unknown    bool      // sent without an answer, and the exchange did not know it at the last read
 	suspect    bool      // the book suggests it traded: read it first
 }
 

@@ -154,6 +154,7 @@ func (l *Loop) takeOrder(lo *liveOrder, eo *exchange.Order, err error, now time.
 		}
 		switch {
 		case lo.State == JIntent || lo.State == JSent:
+			lo.unknown = true
 			if startup || now.Sub(lo.CreatedAt) > l.cfg.NotFoundGrace {
 				l.log.Info().Str("order", short(lo.Hash)).Msg("order never reached the exchange: marked failed")
 				l.finalise(lo, Update{Hash: lo.Hash, State: JFailed, Err: "not found at the exchange"}, batch)
@@ -164,7 +165,7 @@ func (l *Loop) takeOrder(lo *liveOrder, eo *exchange.Order, err error, now time.
 		}
 		return
 	}
-	lo.suspect = false
+	lo.suspect, lo.unknown = false, false
 	if lo.ExchangeID == "" {
 		lo.ExchangeID = eo.ID
 	}

@@ -92,7 +92,9 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 // in turn: all of them. Concurrently they would race for the budget, and
 // those that lose would fail at their deadline, at random: so only as many
 // as the DELETE budget takes now are sent (at least one, which waits for
-// its token), least recently tried first, so that every order gets its turn.
+// its token), least recently tried first, so that every order gets its turn;
+// orders the exchange did not know at their last read (a placement whose
+// answer was lost, which may never have arrived) go after the others.
 func (l *Loop) withinBudget(cancels []*liveOrder, now time.Time) []*liveOrder {
 	if l.cfg.Concurrency <= 1 {
 		return cancels
@@ -102,7 +104,12 @@ func (l *Loop) withinBudget(cancels []*liveOrder, now time.Time) []*liveOrder {
 		return cancels
 	}
 	out := slices.Clone(cancels)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].lastCancel.Before(out[j].lastCancel) })
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].unknown != out[j].unknown {
+			return !out[i].unknown
+		}
+		return out[i].lastCancel.Before(out[j].lastCancel)
+	})
 	return out[:n]
 }
 
