@@ -48,9 +48,12 @@ type Exchange struct {
 	RequestTimeout Duration `koanf:"request_timeout"`
 	MaxBatch       int      `koanf:"max_batch"`   // orders per POST /orders, 1..15
 	AuthWindow     Duration `koanf:"auth_window"` // accepted |SVC_TIMESTAMP - now|
+	// MaxRetryAfter caps the wait a Retry-After header can impose.
+	MaxRetryAfter Duration `koanf:"max_retry_after"`
 
-	Limits Limits `koanf:"limits"`
-	Retry  Retry  `koanf:"retry"`
+	Limits     Limits     `koanf:"limits"`
+	Retry      Retry      `koanf:"retry"`
+	StartRetry StartRetry `koanf:"start_retry"`
 }
 
 // RateLimit is one cap: at most Requests per Window.
@@ -85,6 +88,15 @@ type Retry struct {
 	MaxAttempts int      `koanf:"max_attempts"`
 	BaseDelay   Duration `koanf:"base_delay"`
 	MaxDelay    Duration `koanf:"max_delay"`
+}
+
+// StartRetry is [exchange.start_retry]: how `mmbot run` waits for an
+// exchange it cannot reach at start, before it is ready (backoff from
+// BaseDelay doubling to MaxDelay; GiveUpAfter 0 waits until stopped).
+type StartRetry struct {
+	BaseDelay   Duration `koanf:"base_delay"`
+	MaxDelay    Duration `koanf:"max_delay"`
+	GiveUpAfter Duration `koanf:"give_up_after"`
 }
 
 // Account is the [account] section. The private key is never a value here:

@@ -94,6 +94,7 @@ type Risk struct {
 	ErrorWindow          Duration        `koanf:"error_window"`
 	MaxBookAge           Duration        `koanf:"max_book_age"`
 	MaxClockSkew         Duration        `koanf:"max_clock_skew"`
+	MaxCancelThrottle    Duration        `koanf:"max_cancel_throttle"` // 0: off
 }
 
 // State is the [state] section: the bbolt journal.

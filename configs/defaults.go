@@ -35,6 +35,7 @@ func Defaults() Config {
 			RequestTimeout:         Duration(10 * time.Second),
 			MaxBatch:               MaxBatchCap,
 			AuthWindow:             Duration(30 * time.Second),
+			MaxRetryAfter:          Duration(time.Minute),
 			Limits: Limits{
 				Fill:                 0.95,
 				CatalogGeneral:       per(4000, tenS),
@@ -55,6 +56,10 @@ func Defaults() Config {
 				MaxAttempts: 4,
 				BaseDelay:   Duration(100 * time.Millisecond),
 				MaxDelay:    Duration(5 * time.Second),
+			},
+			StartRetry: StartRetry{
+				BaseDelay: Duration(time.Second),
+				MaxDelay:  Duration(time.Minute),
 			},
 		},
 		Account: Account{
@@ -116,6 +121,7 @@ func Defaults() Config {
 			ErrorWindow:          Duration(time.Minute),
 			MaxBookAge:           Duration(10 * time.Second),
 			MaxClockSkew:         Duration(2 * time.Second),
+			MaxCancelThrottle:    Duration(30 * time.Second),
 		},
 		State:    State{Path: "mmbot.db", LockTimeout: Duration(2 * time.Second), UnknownOrders: "report"},
 		Metrics:  Metrics{Enabled: true, Listen: "127.0.0.1:9464"},

@@ -15,7 +15,9 @@
 // names the key and the source it came from (file path, variable or flag).
 // A value of the wrong type is an error naming the key and the source too.
 // After decoding, Load runs Validate, which reports every problem of the
-// whole configuration at once as a *ValidationError.
+// whole configuration at once as a *ValidationError. LoadWithSources loads
+// the same way and also says, key by key, which source set the effective
+// value (mmbot config check prints it).
 //
 // Money and sizes are decimal.Decimal and are written as strings in TOML
 // ("0.05"); integers are accepted as exact, TOML floats are refused because

@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -12,8 +13,18 @@ type Duration time.Duration
 // Std returns d as a time.Duration.
 func (d Duration) Std() time.Duration { return time.Duration(d) }
 
-// String formats d like time.Duration.
-func (d Duration) String() string { return time.Duration(d).String() }
+// String formats d like time.Duration without its zero minutes and
+// seconds: "24h", "10m", "1h30m", "250ms" (time.Duration writes "24h0m0s").
+func (d Duration) String() string {
+	s := time.Duration(d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
 
 // MarshalText implements encoding.TextMarshaler.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }

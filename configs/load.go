@@ -29,6 +29,11 @@ type LoadOptions struct {
 	// Flags is a parsed flag set on which RegisterFlags was called. Nil:
 	// no flags.
 	Flags *pflag.FlagSet
+	// SkipValidate decodes the layers (unknown keys and values that do not
+	// decode are still errors) but does not run Config.Validate: for a
+	// command that reads a few keys of a configuration written for
+	// `mmbot run` (mmbot status reads metrics.*) and checks those itself.
+	SkipValidate bool
 }
 
 // Flag names that RegisterFlags defines.
@@ -64,6 +69,36 @@ func RegisterFlags(fs *pflag.FlagSet) {
 // is a *SyntaxError; a configuration that decodes but breaks a rule is a
 // *ValidationError listing every problem.
 func Load(opts LoadOptions) (*Config, error) {
+	cfg, _, err := readSources(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.SkipValidate {
+		return cfg, nil
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// LoadWithSources loads as Load does and also returns every key's
+// effective value and the source that set it (see Setting), in declaration
+// order. Unlike Load it returns the decoded configuration and its settings
+// when they break a rule: err is then the *ValidationError that Load
+// returns. When a source cannot be read or holds a key error, the
+// configuration and the settings are nil and err is what Load returns.
+func LoadWithSources(opts LoadOptions) (*Config, []Setting, error) {
+	cfg, sources, err := readSources(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, cfg.settings(sources), cfg.Validate()
+}
+
+// readSources reads the file that opts names, if any, and merges it with
+// the other sources onto Defaults(); it does not validate.
+func readSources(opts LoadOptions) (*Config, map[string]Source, error) {
 	path := opts.File
 	if path == "" && opts.Flags != nil {
 		if f := opts.Flags.Lookup(FlagConfig); f != nil && f.Changed {
@@ -71,29 +106,34 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 	}
 	if path == "" {
-		return loadValidated("", nil, opts)
+		return load("", nil, opts)
 	}
 	b, err := file.Provider(path).ReadBytes()
 	if err != nil {
-		return nil, fmt.Errorf("config file %s: %w", path, err)
+		return nil, nil, fmt.Errorf("config file %s: %w", path, err)
 	}
-	return loadBytes(path, b, opts)
+	return parseAndLoad(path, b, opts)
+}
+
+// parseAndLoad is readSources with the file's contents given; name stands
+// for its path in messages.
+func parseAndLoad(name string, b []byte, opts LoadOptions) (*Config, map[string]Source, error) {
+	k := koanf.New(".")
+	if err := k.Load(rawbytes.Provider(b), toml.Parser()); err != nil {
+		return nil, nil, syntaxError(name, b, err)
+	}
+	return load(name, k, opts)
 }
 
 // loadBytes is Load with the file's contents given; name stands for its path
 // in messages.
 func loadBytes(name string, b []byte, opts LoadOptions) (*Config, error) {
-	k := koanf.New(".")
-	if err := k.Load(rawbytes.Provider(b), toml.Parser()); err != nil {
-		return nil, syntaxError(name, b, err)
-	}
-	return loadValidated(name, k, opts)
-}
-
-func loadValidated(path string, fileLayer *koanf.Koanf, opts LoadOptions) (*Config, error) {
-	cfg, err := load(path, fileLayer, opts)
+	cfg, _, err := parseAndLoad(name, b, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.SkipValidate {
+		return cfg, nil
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -140,26 +180,33 @@ func syntaxError(path string, b []byte, err error) error {
 }
 
 // load merges the layers and decodes them onto Defaults(); it does not
-// validate.
-func load(path string, fileLayer *koanf.Koanf, opts LoadOptions) (*Config, error) {
+// validate. It returns the source of every key that a layer set (the last
+// layer that set it).
+func load(path string, fileLayer *koanf.Koanf, opts LoadOptions) (*Config, map[string]Source, error) {
 	s := newSchema()
 	merged := koanf.New(".")
+	sources := map[string]Source{}
 	var errs []error
-	add := func(k *koanf.Koanf, source func(key string) string) error {
+	add := func(k *koanf.Koanf, source func(key string) Source) error {
 		errs = append(errs, s.check(k, source)...)
+		for key := range k.All() {
+			if s.leaves[key] != nil {
+				sources[key] = source(key)
+			}
+		}
 		return merged.Merge(k)
 	}
 
 	if fileLayer != nil {
-		if err := add(fileLayer, func(string) string { return "file " + path }); err != nil {
-			return nil, err
+		if err := add(fileLayer, func(string) Source { return Source{Kind: SourceFile, Name: path} }); err != nil {
+			return nil, nil, err
 		}
 	}
 
 	ek, vars, envUnknown, envErrs := envLayer(s, opts.Environ)
 	errs = append(errs, envErrs...)
-	if err := add(ek, func(key string) string { return "env " + vars[key] }); err != nil {
-		return nil, err
+	if err := add(ek, func(key string) Source { return Source{Kind: SourceEnv, Name: vars[key]} }); err != nil {
+		return nil, nil, err
 	}
 
 	if opts.Flags != nil {
@@ -168,14 +215,14 @@ func load(path string, fileLayer *koanf.Koanf, opts LoadOptions) (*Config, error
 			return namedFlags[f.Name], f.Value.String()
 		}), nil)
 		if err != nil {
-			return nil, fmt.Errorf("reading flags: %w", err)
+			return nil, nil, fmt.Errorf("reading flags: %w", err)
 		}
 		keyFlag := map[string]string{}
 		for name, key := range namedFlags {
 			keyFlag[key] = name
 		}
-		if err := add(fk, func(key string) string { return "flag --" + keyFlag[key] }); err != nil {
-			return nil, err
+		if err := add(fk, func(key string) Source { return Source{Kind: SourceFlag, Name: "--" + keyFlag[key]} }); err != nil {
+			return nil, nil, err
 		}
 		sets, _ := opts.Flags.GetStringArray(FlagSet)
 		for _, kv := range sets {
@@ -187,10 +234,10 @@ func load(path string, fileLayer *koanf.Koanf, opts LoadOptions) (*Config, error
 			}
 			sk := koanf.New(".")
 			if err := sk.Load(confmap.Provider(map[string]any{key: val}, "."), nil); err != nil {
-				return nil, fmt.Errorf("flag --set %s: %w", key, err)
+				return nil, nil, fmt.Errorf("flag --set %s: %w", key, err)
 			}
-			if err := add(sk, func(string) string { return "flag --set" }); err != nil {
-				return nil, err
+			if err := add(sk, func(string) Source { return Source{Kind: SourceFlag, Name: "--" + FlagSet} }); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
@@ -220,14 +267,14 @@ func load(path string, fileLayer *koanf.Koanf, opts LoadOptions) (*Config, error
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
-	return &cfg, nil
+	return &cfg, sources, nil
 }
 
 // check reports every key of one layer that is unknown or whose value does
 // not decode; source names where a key came from.
-func (s *schema) check(k *koanf.Koanf, source func(key string) string) []error {
+func (s *schema) check(k *koanf.Koanf, source func(key string) Source) []error {
 	var errs []error
 	seen := map[string]bool{}
 	all := k.All()
@@ -236,21 +283,21 @@ func (s *schema) check(k *koanf.Koanf, source func(key string) string) []error {
 		switch {
 		case s.leaves[key] != nil:
 			if _, err := decodeValue(s.leaves[key].typ, raw); err != nil {
-				errs = append(errs, &KeyError{Source: source(key), Key: key, Err: err})
+				errs = append(errs, &KeyError{Source: source(key).String(), Key: key, Err: err})
 			}
 		case s.sections[key]:
 			if m, ok := raw.(map[string]any); !ok || len(m) != 0 {
-				errs = append(errs, &KeyError{Source: source(key), Key: key, Err: fmt.Errorf("is a table of keys, got %s", describe(raw))})
+				errs = append(errs, &KeyError{Source: source(key).String(), Key: key, Err: fmt.Errorf("is a table of keys, got %s", describe(raw))})
 			}
 		default:
 			if p := s.leafPrefix(key); p != "" {
 				if !seen[p] {
 					seen[p] = true
-					errs = append(errs, &KeyError{Source: source(key), Key: p, Err: fmt.Errorf("is a single value, got a table")})
+					errs = append(errs, &KeyError{Source: source(key).String(), Key: p, Err: fmt.Errorf("is a single value, got a table")})
 				}
 				continue
 			}
-			errs = append(errs, &KeyError{Source: source(key), Key: key, Err: unknownErr(s, key)})
+			errs = append(errs, &KeyError{Source: source(key).String(), Key: key, Err: unknownErr(s, key)})
 		}
 	}
 	return errs

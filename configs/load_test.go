@@ -346,6 +346,31 @@ func TestLoadValidates(t *testing.T) {
 	}
 }
 
+// SkipValidate decodes every layer without the rules: the defaults alone
+// load, a layer's value wins as usual, and a key that does not exist or a
+// value that does not decode is still an error.
+func TestLoadSkipValidate(t *testing.T) {
+	cfg, err := Load(LoadOptions{SkipValidate: true, Environ: []string{"MMBOT_METRICS_LISTEN=127.0.0.1:9999"}})
+	if err != nil {
+		t.Fatalf("defaults without validation: %v", err)
+	}
+	if cfg.Metrics.Listen != "127.0.0.1:9999" || !cfg.Metrics.Enabled {
+		t.Fatalf("metrics %+v, want the environment's listen address", cfg.Metrics)
+	}
+	if cfg.Validate() == nil {
+		t.Fatal("the loaded defaults validate: the test proves nothing")
+	}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	RegisterFlags(fs)
+	if err := fs.Parse([]string{"--set", "metrics.nonsense=1"}); err != nil {
+		t.Fatal(err)
+	}
+	var ke *KeyError
+	if _, err := Load(LoadOptions{SkipValidate: true, Flags: fs}); !errors.As(err, &ke) {
+		t.Fatalf("unknown key without validation: err = %v, want a *KeyError", err)
+	}
+}
+
 func TestRegisterFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	RegisterFlags(fs)

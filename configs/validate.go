@@ -47,7 +47,7 @@ func (e *ValidationError) Error() string {
 func (c *Config) Validate() error {
 	v := &validator{}
 	c.Log.validate(v)
-	c.Exchange.validate(v)
+	c.Exchange.validate(v, c.Account.CredentialsFile)
 	c.Account.validate(v)
 	c.Markets.validate(v)
 	c.Strategy.validate(v, c.Risk)
@@ -76,7 +76,7 @@ func (v *validator) check(ok bool, key string, value any, rule string, args ...a
 }
 
 // formatValue writes a value as it would appear in TOML; secrets are never
-// written.
+// written, nor the password of a URL (user:password@host).
 func formatValue(x any) string {
 	switch t := x.(type) {
 	case secret.Value:
@@ -85,6 +85,11 @@ func formatValue(x any) string {
 		}
 		return secret.Redacted
 	case string:
+		if u, err := url.Parse(t); err == nil && u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				return strconv.Quote(u.Redacted())
+			}
+		}
 		return strconv.Quote(t)
 	case Duration:
 		return strconv.Quote(t.String())

@@ -1,13 +1,18 @@
 package configs
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 func (l Log) validate(v *validator) {
 	v.check(oneOf(l.Level, "trace", "debug", "info", "warn", "error"), "log.level", l.Level, "must be trace, debug, info, warn or error")
 	v.check(oneOf(l.Format, "auto", "json", "console"), "log.format", l.Format, "must be auto, json or console")
 }
 
-func (e Exchange) validate(v *validator) {
+// validate checks [exchange]; credentialsFile is account.credentials_file,
+// whose URLs stand in for empty ones (mmbot sim writes them there).
+func (e Exchange) validate(v *validator, credentialsFile string) {
 	for _, u := range []struct{ key, val string }{
 		{"exchange.data_url", e.DataURL},
 		{"exchange.catalog_url", e.CatalogURL},
@@ -15,7 +20,8 @@ func (e Exchange) validate(v *validator) {
 	} {
 		switch {
 		case u.val == "":
-			v.check(e.EmbeddedSim, u.key, u.val, "required unless exchange.embedded_sim = true")
+			v.check(e.EmbeddedSim || credentialsFile != "", u.key, u.val,
+				"required unless exchange.embedded_sim = true or account.credentials_file names a file that holds it")
 		case !e.EmbeddedSim:
 			rule := httpURL(u.val)
 			v.check(rule == "", u.key, u.val, "%s", rule)
@@ -30,11 +36,16 @@ func (e Exchange) validate(v *validator) {
 	v.check(e.RequestTimeout > 0, "exchange.request_timeout", e.RequestTimeout, "must be > 0")
 	v.check(e.MaxBatch >= 1 && e.MaxBatch <= MaxBatchCap, "exchange.max_batch", e.MaxBatch, "must be in 1..%d", MaxBatchCap)
 	v.check(e.AuthWindow > 0, "exchange.auth_window", e.AuthWindow, "must be > 0")
+	v.check(e.MaxRetryAfter > 0 && e.MaxRetryAfter <= Duration(time.Hour), "exchange.max_retry_after", e.MaxRetryAfter, "must be in (0, 1h]")
 	e.Limits.validate(v)
 	r := e.Retry
 	v.check(r.MaxAttempts >= 1 && r.MaxAttempts <= 20, "exchange.retry.max_attempts", r.MaxAttempts, "must be in 1..20")
 	v.check(r.BaseDelay > 0, "exchange.retry.base_delay", r.BaseDelay, "must be > 0")
 	v.check(r.MaxDelay >= r.BaseDelay, "exchange.retry.max_delay", r.MaxDelay, "must be >= exchange.retry.base_delay (%s)", r.BaseDelay)
+	s := e.StartRetry
+	v.check(s.BaseDelay > 0, "exchange.start_retry.base_delay", s.BaseDelay, "must be > 0")
+	v.check(s.MaxDelay >= s.BaseDelay, "exchange.start_retry.max_delay", s.MaxDelay, "must be >= exchange.start_retry.base_delay (%s)", s.BaseDelay)
+	v.check(s.GiveUpAfter >= 0, "exchange.start_retry.give_up_after", s.GiveUpAfter, "must be >= 0 (0: never give up)")
 }
 
 func (l Limits) validate(v *validator) {

@@ -32,6 +32,7 @@ func (r Risk) validate(v *validator) {
 	v.check(r.ErrorWindow > 0, "risk.error_window", r.ErrorWindow, "must be > 0")
 	v.check(r.MaxBookAge > 0, "risk.max_book_age", r.MaxBookAge, "must be > 0")
 	v.check(r.MaxClockSkew > 0, "risk.max_clock_skew", r.MaxClockSkew, "must be > 0")
+	v.check(r.MaxCancelThrottle >= 0, "risk.max_cancel_throttle", r.MaxCancelThrottle, "must be >= 0")
 }
 
 func (s State) validate(v *validator) {

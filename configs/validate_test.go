@@ -52,6 +52,14 @@ var validateCases = []struct {
 	{"clob_url required", func(c *Config) { c.Exchange.CLOBURL = "" }, []string{"exchange.clob_url"}},
 	{"all URLs required", func(c *Config) { c.Exchange.DataURL, c.Exchange.CatalogURL, c.Exchange.CLOBURL = "", "", "" },
 		[]string{"exchange.data_url", "exchange.catalog_url", "exchange.clob_url"}},
+	{"a credentials file stands in for empty URLs", func(c *Config) {
+		c.Account.CredentialsFile = "sim-creds.json"
+		c.Exchange.DataURL, c.Exchange.CatalogURL, c.Exchange.CLOBURL = "", "", ""
+	}, nil},
+	{"a credentials file does not excuse a bad URL", func(c *Config) {
+		c.Account.CredentialsFile = "sim-creds.json"
+		c.Exchange.CatalogURL = "ftp://x"
+	}, []string{"exchange.catalog_url"}},
 	{"URL scheme", func(c *Config) { c.Exchange.DataURL = "ftp://h/data" }, []string{"exchange.data_url"}},
 	{"URL host", func(c *Config) { c.Exchange.CatalogURL = "http:///catalog" }, []string{"exchange.catalog_url"}},
 	{"URL query", func(c *Config) { c.Exchange.CLOBURL = "http://h/clob?x=1" }, []string{"exchange.clob_url"}},

@@ -62,7 +62,7 @@ func (c *Client) Series(ctx context.Context, p ListParams) ([]Series, error) {
 		return nil, err
 	}
 	var out []Series
-	if err := c.doJSON(ctx, call{ep: epSeries, path: "/series", query: q}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epSeries, path: "/series", query: q, answer: listItems(p.Limit, CatalogDefaultLimit)}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -75,7 +75,7 @@ func (c *Client) Tags(ctx context.Context, p ListParams) ([]Tag, error) {
 		return nil, err
 	}
 	var out []Tag
-	if err := c.doJSON(ctx, call{ep: epTags, path: "/tags", query: q}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epTags, path: "/tags", query: q, answer: listItems(p.Limit, CatalogDefaultLimit)}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -88,7 +88,7 @@ func (c *Client) Events(ctx context.Context, p EventsParams) ([]Event, error) {
 		return nil, err
 	}
 	var out []Event
-	if err := c.doJSON(ctx, call{ep: epEvents, path: "/events", query: q}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epEvents, path: "/events", query: q, answer: listItems(p.Limit, CatalogDefaultLimit)}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

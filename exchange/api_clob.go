@@ -81,7 +81,7 @@ func (c *Client) Books(ctx context.Context, tokenIDs []string) ([]OrderBook, err
 		return nil, err
 	}
 	var out []OrderBook
-	if err := c.doJSON(ctx, call{ep: epBooks, path: "/books", body: body}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epBooks, path: "/books", body: body, answer: len(tokenIDs)}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -95,7 +95,7 @@ func (c *Client) Spreads(ctx context.Context, tokenIDs []string) (map[string]dec
 		return nil, err
 	}
 	var out map[string]decimal.Decimal
-	if err := c.doJSON(ctx, call{ep: epSpreads, path: "/spreads", body: body}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epSpreads, path: "/spreads", body: body, answer: len(tokenIDs)}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -136,7 +136,7 @@ func (c *Client) PlaceOrders(ctx context.Context, items []PlacementItem) ([]Plac
 		return nil, fmt.Errorf("exchange: encoding orders: %w", err)
 	}
 	var out []PlacementResult
-	if err := c.doJSON(ctx, call{ep: epPlaceOrders, path: "/orders", body: body, items: len(items)}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epPlaceOrders, path: "/orders", body: body, items: len(items), answer: len(items)}, &out); err != nil {
 		return nil, err
 	}
 	if len(out) != len(items) {

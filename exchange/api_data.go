@@ -2,6 +2,13 @@ package exchange
 
 import "context"
 
+// holdersItems is what GET /holders can bring back: one group per outcome
+// token (two per market) of up to limit holders, the group itself counted
+// as one more item.
+func holdersItems(p *HoldersParams) int {
+	return 2 * len(p.Market) * (listItems(p.Limit, HoldersDefaultLimit) + 1)
+}
+
 // Trades returns cached fills (data API GET /trades).
 func (c *Client) Trades(ctx context.Context, p TradesParams) ([]Trade, error) {
 	q, err := p.encode()
@@ -9,7 +16,7 @@ func (c *Client) Trades(ctx context.Context, p TradesParams) ([]Trade, error) {
 		return nil, err
 	}
 	var out []Trade
-	if err := c.doJSON(ctx, call{ep: epTrades, path: "/trades", query: q}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epTrades, path: "/trades", query: q, answer: listItems(p.Limit, TradesDefaultLimit)}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -23,7 +30,7 @@ func (c *Client) ClosedPositions(ctx context.Context, p ClosedPositionsParams) (
 		return nil, err
 	}
 	var out []ClosedPosition
-	if err := c.doJSON(ctx, call{ep: epClosedPositions, path: "/closed-positions", query: q}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epClosedPositions, path: "/closed-positions", query: q, answer: listItems(p.Limit, ClosedPositionsDefaultLimit)}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -37,7 +44,7 @@ func (c *Client) Holders(ctx context.Context, p HoldersParams) ([]HolderGroup, e
 		return nil, err
 	}
 	var out []HolderGroup
-	if err := c.doJSON(ctx, call{ep: epHolders, path: "/holders", query: q}, &out); err != nil {
+	if err := c.doJSON(ctx, call{ep: epHolders, path: "/holders", query: q, answer: holdersItems(&p)}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

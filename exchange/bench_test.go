@@ -18,7 +18,7 @@ func BenchmarkLimiterAdmit(b *testing.B) {
 	clk := clocktest.New(t0)
 	l := DefaultLimits()
 	l.PostOrderBurst.Requests, l.PostOrderSustained.Requests, l.CLOBGeneral.Requests = 1<<40, 1<<40, 1<<40
-	lm, err := newLimiter(l, clk.Now())
+	lm, err := newLimiter(l, clk.Now(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func BenchmarkDecodeBooks(b *testing.B) {
 // BenchmarkBudget measures the planner's per-cycle budget read.
 func BenchmarkBudget(b *testing.B) {
 	clk := clocktest.New(t0)
-	lm, err := newLimiter(DefaultLimits(), clk.Now())
+	lm, err := newLimiter(DefaultLimits(), clk.Now(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,11 +27,16 @@ const (
 	DefaultTimeout   = 30 * time.Second
 	DefaultMaxBatch  = 15 // orders per POST /orders (DESIGN.md §4)
 	DefaultUserAgent = "mmbot"
-	// DefaultMaxBody bounds a response body the client reads.
+	// DefaultMaxBody is the ceiling over every answer body the client
+	// reads; each endpoint has its own, smaller bound (bounds.go).
 	DefaultMaxBody = 64 << 20
 	// DefaultRetryAfter is how long a 429 without a usable Retry-After
 	// blocks the endpoint's buckets.
 	DefaultRetryAfter = time.Second
+	// DefaultMaxRetryAfter caps the wait a Retry-After header can impose:
+	// a 429 blocks the endpoint's buckets, and a retried read sleeps, at
+	// most this long, whatever the header says (WithMaxRetryAfter).
+	DefaultMaxRetryAfter = time.Minute
 )
 
 // Client calls the data, catalog and order-book APIs. It keeps under the
@@ -44,11 +49,14 @@ type Client struct {
 	clock    Clock
 	limits   Limits
 	lim      *limiter
+	spent    *Spent // WithSpent: what the previous process's buckets spent
 	retry    RetryPolicy
 	obs      Observer
 	ua       string
 	maxBatch int
 	maxBody  int64
+	// maxRetryAfter caps the wait of a Retry-After header.
+	maxRetryAfter time.Duration
 }
 
 // Observer receives the client's events; the daemon turns them into
@@ -58,8 +66,13 @@ type Observer struct {
 	// RequestDone is called after each HTTP attempt; status is 0 when no
 	// response arrived.
 	RequestDone func(endpoint string, status int, d time.Duration)
-	// RateLimited is called for each 429, with the wait it asked for.
+	// RateLimited is called for each 429, with the wait it asked for
+	// (before the cap of WithMaxRetryAfter; zero when it named none).
 	RateLimited func(endpoint string, retryAfter time.Duration)
+	// RetryAfterCapped is called for each answer (429 or 5xx) whose
+	// Retry-After asked for more than the client's maximum: asked is what
+	// the header said, used the wait the client applies instead.
+	RetryAfterCapped func(endpoint string, asked, used time.Duration)
 	// Retry is called before a read is retried.
 	Retry func(endpoint string, attempt int, delay time.Duration, err error)
 	// RedirectRefused is called for each redirect the client refused to
@@ -149,6 +162,19 @@ func WithMaxBatch(n int) Option {
 	}
 }
 
+// WithMaxRetryAfter caps the wait a Retry-After header can impose (default
+// DefaultMaxRetryAfter): a 429 blocks its endpoint's buckets, and a retried
+// read waits, at most d. One bad header cannot stop the bot for a day.
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(c *Client) error {
+		if d <= 0 {
+			return fmt.Errorf("exchange: max Retry-After %s must be positive", d)
+		}
+		c.maxRetryAfter = d
+		return nil
+	}
+}
+
 // NewClient returns a client for the given base addresses. Each non-empty
 // address must be an absolute http or https URL without query, fragment or
 // user info; at least one must be given.
@@ -162,6 +188,8 @@ func NewClient(ep Endpoints, opts ...Option) (*Client, error) {
 		ua:       DefaultUserAgent,
 		maxBatch: DefaultMaxBatch,
 		maxBody:  DefaultMaxBody,
+
+		maxRetryAfter: DefaultMaxRetryAfter,
 	}
 	for _, a := range []struct {
 		area Area
@@ -185,7 +213,7 @@ func NewClient(ep Endpoints, opts ...Option) (*Client, error) {
 		}
 	}
 	c.hc = withRedirectPolicy(c.hc)
-	lim, err := newLimiter(c.limits, c.clock.Now())
+	lim, err := newLimiter(c.limits, c.clock.Now(), c.spent)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,9 @@ type call struct {
 	query url.Values
 	body  []byte
 	items int // items of the body, for per-item rate-limit costs
+	// answer is how many items the answer may hold (tokens of POST /books,
+	// orders of POST /orders, a list's limit): its body bound grows with it.
+	answer int
 }
 
 // authHeaderNames are the spellings the spec gives the SVC_ headers; the
@@ -63,17 +66,18 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 		target += "?" + cl.query.Encode()
 	}
 	costs := s.costs(cl.items)
+	limit := min(s.answer.bytes(cl.answer), c.maxBody)
 	for attempt := 1; ; attempt++ {
 		if err := c.lim.wait(ctx, c.clock, name, costs); err != nil {
 			return 0, nil, err
 		}
-		status, hdr, body, err := c.roundTrip(ctx, s, target, cl)
+		status, hdr, body, err := c.roundTrip(ctx, s, target, cl, limit)
 		if err == nil && status >= 200 && status <= 299 {
 			return status, body, nil
 		}
 		var apiErr *APIError
 		if err == nil {
-			apiErr = newAPIError(s.area, s.method+" "+s.pattern, status, hdr, body, c.clock.Now())
+			apiErr = newAPIError(s.area, s.method+" "+s.pattern, status, hdr, body, c.clock.Now(), c.maxRetryAfter)
 			err = apiErr
 			if status == http.StatusTooManyRequests {
 				wait := apiErr.RetryAfter
@@ -82,8 +86,11 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 				}
 				c.lim.block(costs, c.clock.Now().Add(wait))
 				if c.obs.RateLimited != nil {
-					c.obs.RateLimited(name, apiErr.RetryAfter)
+					c.obs.RateLimited(name, apiErr.RetryAfterAsked)
 				}
+			}
+			if apiErr.RetryAfterAsked > apiErr.RetryAfter && c.obs.RetryAfterCapped != nil {
+				c.obs.RetryAfterCapped(name, apiErr.RetryAfterAsked, apiErr.RetryAfter)
 			}
 		}
 		if !s.idempotent || attempt >= c.retry.MaxAttempts || ctx.Err() != nil || !retryable(err) {
@@ -106,8 +113,10 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 }
 
 // roundTrip makes one HTTP attempt. A failure to send or to read the whole
-// body is a *netError; a complete answer of any status is returned as is.
-func (c *Client) roundTrip(ctx context.Context, s *endpointSpec, target string, cl call) (int, http.Header, []byte, error) {
+// body is a *netError; a 2xx body over limit is a *BodyTooLargeError (read no
+// further than limit, decoded not at all); the body of another status is
+// cut at errorBodyBytes; a complete answer of any status is returned as is.
+func (c *Client) roundTrip(ctx context.Context, s *endpointSpec, target string, cl call, limit int64) (int, http.Header, []byte, error) {
 	name := s.Name()
 	var rd io.Reader
 	if cl.body != nil {
@@ -146,7 +155,22 @@ func (c *Client) roundTrip(ctx context.Context, s *endpointSpec, target string, 
 		return 0, nil, nil, &netError{endpoint: name, err: err}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if !ok {
+		limit = min(limit, errorBodyBytes)
+	}
+	tooLarge := func(declared int64) error {
+		c.observeDone(name, resp.StatusCode, start)
+		return &BodyTooLargeError{Area: s.area, Endpoint: s.method + " " + s.pattern, Status: resp.StatusCode, Limit: limit,
+			Items: cl.answer, ContentLength: declared}
+	}
+	if ok && resp.ContentLength > limit {
+		return 0, nil, nil, tooLarge(resp.ContentLength) // refused unread
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if ok && int64(len(body)) > limit {
+		return 0, nil, nil, tooLarge(-1)
+	}
 	c.observeDone(name, resp.StatusCode, start)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -154,8 +178,8 @@ func (c *Client) roundTrip(ctx context.Context, s *endpointSpec, target string, 
 		}
 		return 0, nil, nil, &netError{endpoint: name, err: fmt.Errorf("reading body after %d bytes (HTTP %d, starts %q): %w", len(body), resp.StatusCode, clip(body, bodyQuote), err)}
 	}
-	if int64(len(body)) > c.maxBody {
-		return 0, nil, nil, fmt.Errorf("exchange: %s: body larger than %d bytes", name, c.maxBody)
+	if int64(len(body)) > limit { // an error body: its start is enough
+		body = body[:limit]
 	}
 	return resp.StatusCode, resp.Header, body, nil
 }

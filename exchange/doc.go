@@ -17,11 +17,21 @@
 // spec's rules before sending (*ParamError), keeps under every cap of the
 // spec's limits table with token buckets driven by an injected Clock
 // (failing fast with a *WaitError when a wait would pass the context's
-// deadline), retries idempotent reads after 5xx, 429 and network failures
+// deadline; WithSpent starts the buckets from what a previous process's
+// Spent records, so that the caps also hold across restarts), retries
+// idempotent reads after 5xx, 429 and network failures
 // with full-jitter backoff, and never retries POST /orders or DELETE /order.
 // Errors from the server are *APIError values that match the sentinels
 // (ErrNotFound, ErrRateLimited, ...) with errors.Is. List endpoints have
 // iterators (iter.Seq2) that walk cursor or offset pages to the end.
+//
+// A hostile or broken server is bounded: a Retry-After longer than
+// WithMaxRetryAfter (default 1 min) is cut to it; each endpoint reads at
+// most what its largest honest answer needs (MaxAnswerBytes), a longer 2xx
+// answer being a *BodyTooLargeError, refused unread; and ValidateBook and
+// ValidateMarket refuse a book or market terms that break a rule
+// (*ValidationError, a stable Reason per rule) before anyone trades on
+// them.
 //
 // The package imports nothing of mmbot's own. Authenticated calls take their
 // headers from an Authenticator, which package signer implements. Tests and

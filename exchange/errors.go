@@ -66,9 +66,13 @@ type APIError struct {
 	// Body is the start of the raw body (at most 4 KiB), kept for logs when
 	// it was not the expected JSON.
 	Body string
-	// RetryAfter is the parsed Retry-After header of a 429 or 5xx, zero if
-	// none was sent.
+	// RetryAfter is the wait the client applies for the Retry-After header
+	// of a 429 or 5xx: the parsed value, capped at the client's maximum
+	// (WithMaxRetryAfter); zero if none was sent.
 	RetryAfter time.Duration
+	// RetryAfterAsked is the wait the header asked for, before the cap
+	// (itself bounded at a year so that it cannot overflow).
+	RetryAfterAsked time.Duration
 }
 
 // Error describes the failure; when the body was not JSON it quotes the
@@ -124,8 +128,9 @@ func (e *APIError) Is(target error) bool {
 }
 
 // newAPIError builds the error for a non-2xx answer. It never fails: a body
-// that is not the expected JSON is kept (clipped) in Body.
-func newAPIError(area Area, endpoint string, status int, h http.Header, body []byte, now time.Time) *APIError {
+// that is not the expected JSON is kept (clipped) in Body. A Retry-After
+// longer than maxRetryAfter is cut to it (RetryAfterAsked keeps the ask).
+func newAPIError(area Area, endpoint string, status int, h http.Header, body []byte, now time.Time, maxRetryAfter time.Duration) *APIError {
 	e := &APIError{Area: area, Endpoint: endpoint, Status: status}
 	var eb ErrorBody
 	if err := json.Unmarshal(body, &eb); err == nil && (eb.Error != "" || eb.Type != "") {
@@ -134,13 +139,18 @@ func newAPIError(area Area, endpoint string, status int, h http.Header, body []b
 		e.Body = clip(body, 4096)
 	}
 	if v := h.Get("Retry-After"); v != "" {
-		e.RetryAfter, _ = parseRetryAfter(v, now)
+		e.RetryAfterAsked, _ = parseRetryAfter(v, now)
+		e.RetryAfter = min(e.RetryAfterAsked, maxRetryAfter)
 	}
 	return e
 }
 
+// retryAfterCeiling bounds a parsed Retry-After so that the duration cannot
+// overflow; the client's own cap (WithMaxRetryAfter) is far below it.
+const retryAfterCeiling = 365 * 24 * time.Hour
+
 // parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date.
-// A date in the past gives zero.
+// A date in the past gives zero; anything longer than a year gives a year.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -150,7 +160,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		if secs < 0 {
 			return 0, false
 		}
-		const maxSecs = int64(24 * time.Hour / time.Second)
+		const maxSecs = int64(retryAfterCeiling / time.Second)
 		return time.Duration(min(secs, maxSecs)) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
@@ -158,7 +168,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		if d < 0 {
 			d = 0
 		}
-		return min(d, 24*time.Hour), true
+		return min(d, retryAfterCeiling), true
 	}
 	return 0, false
 }

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
@@ -67,9 +66,10 @@ func FuzzAPIError(f *testing.F) {
 	f.Fuzz(func(t *testing.T, status int, body []byte, retryAfter string) {
 		h := http.Header{}
 		h.Set("Retry-After", retryAfter)
-		e := newAPIError(AreaData, "GET /trades", status, h, body, t0)
+		e := newAPIError(AreaData, "GET /trades", status, h, body, t0, DefaultMaxRetryAfter)
 		msg := e.Error()
-		if len(e.Body) > 4096+3 || e.RetryAfter < 0 || e.RetryAfter > 24*time.Hour {
+		if len(e.Body) > 4096+3 || e.RetryAfter < 0 || e.RetryAfter > DefaultMaxRetryAfter ||
+			e.RetryAfterAsked < e.RetryAfter || e.RetryAfterAsked > retryAfterCeiling {
 			t.Fatalf("bad error %+v", e)
 		}
 		// the quoted body start is at most bodyQuote bytes, each escaped

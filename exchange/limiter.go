@@ -22,9 +22,11 @@ type bucket struct {
 	cap          Cap
 	burst        int
 	perSecond    float64
+	perWindow    float64 // r·W
 	lim          *rate.Limiter
 	blockedUntil time.Time
-	admitted     uint64 // units taken since creation
+	admitted     uint64    // units taken since creation
+	log          *spendLog // units taken in the last window, for Spent
 }
 
 // limiter holds every bucket. One mutex covers all of them, so a request
@@ -32,12 +34,15 @@ type bucket struct {
 type limiter struct {
 	mu      sync.Mutex
 	buckets [numBuckets]*bucket
+	retired bool // Retire was called: nothing is admitted any more
 	// admitHook, when set (tests), is called under the lock with the
 	// admission time of each request.
 	admitHook func(now time.Time, costs []cost)
 }
 
-func newLimiter(l Limits, now time.Time) (*limiter, error) {
+// newLimiter returns the buckets of l, full at now, or (when spent is not
+// nil) holding what a previous process's usage leaves them (WithSpent).
+func newLimiter(l Limits, now time.Time, spent *Spent) (*limiter, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
@@ -47,7 +52,10 @@ func newLimiter(l Limits, now time.Time) (*limiter, error) {
 		ps := perWindow / c.Window.Seconds()
 		lim := rate.NewLimiter(rate.Limit(ps), burst)
 		lim.SetBurstAt(now, burst) // anchor the bucket (full) at now
-		lm.buckets[i] = &bucket{cap: c, burst: burst, perSecond: ps, lim: lim}
+		lm.buckets[i] = &bucket{cap: c, burst: burst, perSecond: ps, perWindow: perWindow, lim: lim, log: newSpendLog(c.Window, now)}
+	}
+	if spent != nil {
+		lm.seed(spent, now)
 	}
 	return lm, nil
 }
@@ -79,7 +87,7 @@ type WaitError struct {
 }
 
 func (e *WaitError) Error() string {
-	return fmt.Sprintf("exchange: %s: rate limit bucket %s needs a wait of %s, past the context deadline", e.Endpoint, e.Bucket, e.Delay)
+	return fmt.Sprintf("exchange: %s: rate limit bucket %s needs a wait of %s, past the context deadline", e.Endpoint, e.Bucket, e.Delay.Round(time.Millisecond))
 }
 
 // Is matches ErrRateLimited.
@@ -95,6 +103,10 @@ func (lm *limiter) wait(ctx context.Context, clk Clock, endpoint string, costs [
 			return err
 		}
 		lm.mu.Lock()
+		if lm.retired {
+			lm.mu.Unlock()
+			return fmt.Errorf("%s: %w", endpoint, ErrRetired)
+		}
 		now := clk.Now()
 		var (
 			longest time.Duration
@@ -116,6 +128,7 @@ func (lm *limiter) wait(ctx context.Context, clk Clock, endpoint string, costs [
 				b := lm.buckets[c.b]
 				b.lim.ReserveN(now, c.n) // tokens are there: no delay
 				b.admitted += uint64(c.n)
+				b.log.add(now, int64(c.n))
 			}
 			if lm.admitHook != nil {
 				lm.admitHook(now, costs)

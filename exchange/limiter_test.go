@@ -133,7 +133,7 @@ func TestLimiterBurstThenWait(t *testing.T) {
 	start := time.Now()
 	clk := clocktest.New(start)
 	l := DefaultLimits()
-	lm, err := newLimiter(l, clk.Now())
+	lm, err := newLimiter(l, clk.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestLimiterHammer(t *testing.T) {
 			}
 			limits := sc.limits()
 			clk := clocktest.New(t0)
-			lm, err := newLimiter(limits, clk.Now())
+			lm, err := newLimiter(limits, clk.Now(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

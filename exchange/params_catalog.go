@@ -9,6 +9,8 @@ import (
 const (
 	CatalogMinLimit = 1
 	CatalogMaxLimit = 500
+	// CatalogDefaultLimit is the server's default limit of the lists.
+	CatalogDefaultLimit = 100
 )
 
 // ListParams are the query parameters of GET /series and GET /tags.

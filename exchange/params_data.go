@@ -14,7 +14,11 @@ const (
 	ClosedPositionsMaxLimit  = 50
 	ClosedPositionsMaxOffset = 100000
 	HoldersMaxLimit          = 500
-	ClosedPositionsMaxTitle  = 100
+	// The servers' defaults of limit.
+	TradesDefaultLimit          = 100
+	ClosedPositionsDefaultLimit = 10
+	HoldersDefaultLimit         = 100
+	ClosedPositionsMaxTitle     = 100
 )
 
 // Trade filter types.

@@ -63,7 +63,9 @@ func TestAuthenticatedCallsNeverFollowRedirects(t *testing.T) {
 		e.handle("POST /clob/orders", redirect(evil.srv.URL))
 		e.handle("DELETE /clob/order", redirect(evil.srv.URL))
 		e.handle("GET /clob/data/order/{id}", redirect(e.srv.URL+"/clob/elsewhere")) // same host
-		e.handle("/clob/elsewhere/", func(w http.ResponseWriter, _ *http.Request, _ []byte) { t.Error("same-host redirect of an authenticated call followed") })
+		e.handle("/clob/elsewhere/", func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+			t.Error("same-host redirect of an authenticated call followed")
+		})
 		calls := map[string]func() error{
 			"place": func() error {
 				_, err := e.c.PlaceOrders(e.ctx, []PlacementItem{{Order: SignedOrder{Side: Buy, Salt: "1"}, OrderType: GTC, Owner: "the-api-key"}})

@@ -222,7 +222,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 // Context deadlines are real time, so the fake clock is moved to the real
 // present first.
 func TestRateLimitedBlocksEndpoint(t *testing.T) {
-	e := setup(t)
+	e := setup(t, WithMaxRetryAfter(2*time.Hour))
 	e.clk.Set(time.Now())
 	f := &flaky{statuses: []int{429}, ok: `[{"success":true}]`, now: e.clk.Now, retryAfter: "3600"}
 	e.handle("POST /clob/orders", f.serve)
@@ -259,7 +259,7 @@ func TestRateLimitedBlocksEndpoint(t *testing.T) {
 // TestRetryAfterPastDeadline: when the wait a 429 asks for passes the
 // context's deadline the client returns the 429 at once.
 func TestRetryAfterPastDeadline(t *testing.T) {
-	e := setup(t)
+	e := setup(t, WithMaxRetryAfter(2*time.Hour))
 	e.clk.Set(time.Now())
 	f := &flaky{statuses: []int{429}, ok: `{"data":[]}`, now: e.clk.Now, retryAfter: "3600"}
 	e.handle("GET /clob/markets", f.serve)
@@ -284,5 +284,73 @@ func TestCanceledContextIsNotRetried(t *testing.T) {
 	_, err := e.c.Markets(ctx, "")
 	if err == nil || n.Load() != 1 {
 		t.Fatalf("err = %v, hits = %d", err, n.Load())
+	}
+}
+
+// TestRetryAfterIsCapped: a Retry-After of a day (in seconds or as a date)
+// blocks the cancel buckets only for the client's maximum (the default
+// DefaultMaxRetryAfter, 1 min), a retried read
+// sleeps no longer than it, and the observer hears the ask and the cap.
+func TestRetryAfterIsCapped(t *testing.T) {
+	type capped struct {
+		endpoint    string
+		asked, used time.Duration
+	}
+	var (
+		mu      sync.Mutex
+		caps    []capped
+		limited []time.Duration
+	)
+	e := setup(t, WithObserver(Observer{
+		RateLimited: func(_ string, ra time.Duration) { mu.Lock(); limited = append(limited, ra); mu.Unlock() },
+		RetryAfterCapped: func(ep string, asked, used time.Duration) {
+			mu.Lock()
+			caps = append(caps, capped{ep, asked, used})
+			mu.Unlock()
+		},
+	}))
+	del := &flaky{statuses: []int{429}, ok: `{"canceled":["0x1"]}`, now: e.clk.Now, retryAfter: "86400"}
+	e.handle("DELETE /clob/order", del.serve)
+	if _, err := e.c.CancelOrder(e.ctx, "0x1"); !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("err = %v, want the 429", err)
+	}
+	if b := e.c.Budget(e.clk.Now().Add(59 * time.Second)); b.Cancels != 0 {
+		t.Errorf("cancels unblocked before the cap: %+v", b)
+	}
+	if b := e.c.Budget(e.clk.Now().Add(61 * time.Second)); b.Cancels == 0 {
+		t.Errorf("cancels still blocked after the 1 min cap (Retry-After 86400 s): %+v", b)
+	}
+
+	// A read retried after an HTTP date a day ahead sleeps the cap, not the day.
+	e.autoAdvance()
+	date := e.clk.Now().Add(24 * time.Hour).UTC().Format(http.TimeFormat)
+	rd := &flaky{statuses: []int{503}, ok: `{"data":[]}`, now: e.clk.Now}
+	e.handle("GET /clob/markets", func(w http.ResponseWriter, r *http.Request, b []byte) {
+		w.Header().Set("Retry-After", date)
+		rd.serve(w, r, b)
+	})
+	start := e.clk.Now()
+	if _, err := e.c.Markets(e.ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if waited := e.clk.Now().Sub(start); waited > time.Minute+time.Second {
+		t.Errorf("the retried read waited %s, want at most the 1 min cap", waited)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []capped{{"clob DELETE /order", 24 * time.Hour, time.Minute}, {"clob GET /markets", 24 * time.Hour, time.Minute}}
+	if len(caps) != 2 || caps[0] != want[0] || caps[1] != want[1] {
+		t.Errorf("RetryAfterCapped calls %+v, want %+v", caps, want)
+	}
+	if len(limited) != 1 || limited[0] != 24*time.Hour {
+		t.Errorf("RateLimited heard %v, want the 24h asked", limited)
+	}
+}
+
+func TestWithMaxRetryAfterValidates(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second} {
+		if _, err := NewClient(Endpoints{CLOB: "http://127.0.0.1:1"}, WithMaxRetryAfter(d)); err == nil {
+			t.Errorf("WithMaxRetryAfter(%s) accepted", d)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package risk
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/mmbot/mmbot/exchange"
 )
@@ -77,7 +78,7 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 	}
 	if l.cooldown > 0 {
 		if last := e.LastFill[o.Outcome][sideIndex(o.Side)]; !last.IsZero() && e.Now.Before(last.Add(l.cooldown)) {
-			return reject(o, ReasonCooldown, "last fill %s ago, cool-down %s", e.Now.Sub(last), l.cooldown)
+			return reject(o, ReasonCooldown, "last fill %s ago, cool-down %s", e.Now.Sub(last).Round(time.Millisecond), l.cooldown)
 		}
 	}
 	fair := fairValue(e.Fair)

@@ -21,6 +21,10 @@ type KillConfig struct {
 	MinWindowResults     int             // results needed in the window before the rate counts (default 10)
 	MaxBookAge           time.Duration   // trip on a book older than this
 	MaxClockSkew         time.Duration   // trip when |local − exchange| exceeds this
+	// MaxCancelThrottle trips the switch when the exchange throttles
+	// cancels (a 429 on DELETE /order) and asks for a wait this long or
+	// longer: while cancels are held back the quotes cannot be taken down.
+	MaxCancelThrottle time.Duration
 }
 
 // windowCap bounds the results kept for the error rate; with more results
@@ -55,6 +59,8 @@ func (c KillConfig) Validate() error {
 		return fmt.Errorf("risk: kill switch: MaxBookAge must not be negative, got %s", c.MaxBookAge)
 	case c.MaxClockSkew < 0:
 		return fmt.Errorf("risk: kill switch: MaxClockSkew must not be negative, got %s", c.MaxClockSkew)
+	case c.MaxCancelThrottle < 0:
+		return fmt.Errorf("risk: kill switch: MaxCancelThrottle must not be negative, got %s", c.MaxCancelThrottle)
 	}
 	return nil
 }
@@ -249,13 +255,31 @@ func (k *KillSwitch) OnPnL(pnl decimal.Decimal, now time.Time) {
 	}
 }
 
+// Losses are how far the last PnL seen (OnPnL) is below the baselines of
+// the three PnL triggers, in collateral; each is zero when the PnL is at or
+// above its baseline, and zero before the first OnPnL.
+type Losses struct {
+	Session  decimal.Decimal // below the session start (moved by Reset): MaxSessionLoss
+	Daily    decimal.Decimal // below the start of the UTC day (moved by Reset): MaxDailyLoss
+	Drawdown decimal.Decimal // below the high-water mark (moved by Reset): MaxDrawdown
+}
+
+// Losses returns the figures the PnL triggers compare with their limits,
+// for metrics: an operator sees how close a trip is.
+func (k *KillSwitch) Losses() Losses {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	loss := func(base exchange.Fixed) decimal.Decimal { return max(base-k.last, 0).Decimal() }
+	return Losses{Session: loss(k.base), Daily: loss(k.dayBase), Drawdown: loss(k.peak)}
+}
+
 // OnBookAge records the age of a market's book at now (how long since the
 // exchange's timestamp on it).
 func (k *KillSwitch) OnBookAge(market string, age time.Duration, now time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if m := k.cfg.MaxBookAge; m > 0 && age > m {
-		k.tripLocked(TripStaleBook, now, "book of %s is %s old (max %s)", market, age, m)
+		k.tripLocked(TripStaleBook, now, "book of %s is %s old (max %s)", market, age.Round(time.Millisecond), m)
 	}
 }
 
@@ -265,7 +289,17 @@ func (k *KillSwitch) OnClockSkew(skew time.Duration, now time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if m := k.cfg.MaxClockSkew; m > 0 && (skew > m || skew < -m) {
-		k.tripLocked(TripClockSkew, now, "clock skew %s (max %s)", skew, m)
+		k.tripLocked(TripClockSkew, now, "clock skew %s (max %s)", skew.Round(time.Millisecond), m)
+	}
+}
+
+// OnCancelThrottled records that the exchange throttled cancels and asked
+// for a wait of wait before the next one (its Retry-After, before any cap).
+func (k *KillSwitch) OnCancelThrottled(wait time.Duration, now time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if m := k.cfg.MaxCancelThrottle; m > 0 && wait >= m {
+		k.tripLocked(TripCancelThrottled, now, "the exchange throttled cancels for %s (limit %s): quotes cannot be taken down", wait, m)
 	}
 }
 

@@ -140,12 +140,55 @@ func TestKillSwitchBookAndSkew(t *testing.T) {
 	k.OnClockSkew(-2*time.Second-1, t0.Add(time.Second))
 	wantTrip(t, k, TripClockSkew, t0.Add(time.Second))
 
-	k = newKS(t, KillConfig{MaxBookAge: 5 * time.Second})
-	k.OnBookAge("0xabc", 6*time.Second, t0)
-	wantTrip(t, k, TripStaleBook, t0)
-	if _, tr := k.Tripped(); !strings.Contains(tr.Detail, "0xabc") {
-		t.Fatalf("detail %q does not name the market", tr.Detail)
+	if _, tr := k.Tripped(); tr.Detail != "clock skew -2s (max 2s)" {
+		t.Fatalf("detail %q: want the skew rounded to the millisecond", tr.Detail)
 	}
+
+	k = newKS(t, KillConfig{MaxBookAge: 5 * time.Second})
+	k.OnBookAge("0xabc", 6177183875*time.Nanosecond, t0)
+	wantTrip(t, k, TripStaleBook, t0)
+	if _, tr := k.Tripped(); tr.Detail != "book of 0xabc is 6.177s old (max 5s)" {
+		t.Fatalf("detail %q: want the market and the age rounded to the millisecond", tr.Detail)
+	}
+}
+
+func TestKillSwitchLosses(t *testing.T) {
+	k := newKS(t, KillConfig{MaxDrawdown: d("1000")})
+	want := func(session, daily, drawdown string) {
+		t.Helper()
+		l := k.Losses()
+		if !l.Session.Equal(d(session)) || !l.Daily.Equal(d(daily)) || !l.Drawdown.Equal(d(drawdown)) {
+			t.Fatalf("losses = session %s daily %s drawdown %s, want %s %s %s", l.Session, l.Daily, l.Drawdown, session, daily, drawdown)
+		}
+	}
+	want("0", "0", "0")
+	k.OnPnL(d("50"), t0)
+	want("0", "0", "0") // above every baseline
+	k.OnPnL(d("-20.5"), t0.Add(time.Second))
+	want("20.5", "20.5", "70.5")
+	k.OnPnL(d("-10"), t0.Add(24*time.Hour)) // a new UTC day starts from the last PnL, -20.5
+	want("10", "0", "60")
+	k.Reset("alice") // every baseline moves to -10
+	want("0", "0", "0")
+	k.OnPnL(d("-15"), t0.Add(25*time.Hour))
+	want("5", "5", "5")
+}
+
+// TestKillSwitchCancelThrottle: a throttle on cancels shorter than the
+// limit is no trip; one of the limit or longer is, with a reason of its own;
+// zero turns the trigger off.
+func TestKillSwitchCancelThrottle(t *testing.T) {
+	k := newKS(t, KillConfig{MaxCancelThrottle: 30 * time.Second})
+	k.OnCancelThrottled(29*time.Second, t0)
+	wantTrip(t, k, 0, t0)
+	k.OnCancelThrottled(24*time.Hour, t0.Add(time.Second))
+	wantTrip(t, k, TripCancelThrottled, t0.Add(time.Second))
+	if _, tr := k.Tripped(); !strings.Contains(tr.Detail, "24h0m0s") || tr.Reason.String() != "cancel_throttled" {
+		t.Fatalf("trip %+v: want the wait asked and reason cancel_throttled", tr)
+	}
+	k = newKS(t, KillConfig{})
+	k.OnCancelThrottled(24*time.Hour, t0)
+	wantTrip(t, k, 0, t0)
 }
 
 func TestKillSwitchResetAndHalt(t *testing.T) {
@@ -192,6 +235,7 @@ func TestKillConfigValidate(t *testing.T) {
 		{KillConfig{MinWindowResults: windowCap + 1}, "MinWindowResults"},
 		{KillConfig{MaxBookAge: -1}, "MaxBookAge"},
 		{KillConfig{MaxClockSkew: -1}, "MaxClockSkew"},
+		{KillConfig{MaxCancelThrottle: -1}, "MaxCancelThrottle"},
 	}
 	for _, c := range cases {
 		if _, err := NewKillSwitch(c.c); err == nil || !strings.Contains(err.Error(), c.field) {

@@ -64,6 +64,9 @@ func (tx *Tx) Check() error {
 			c.orders()
 			c.fills()
 		}
+		if _, _, err := tx.RateSpent(); err != nil {
+			c.addf("%v", err)
+		}
 	}
 	if len(c.errs) == 0 {
 		return nil

@@ -17,6 +17,10 @@
 //     change in the same transaction as the orders they index.
 //   - Fills are idempotent by ID and fold into per-token positions (average
 //     cost accounting, exact decimals; see Position).
+//   - The rate-limit record (SaveRateSpent, RateSpent) keeps what the
+//     exchange client's buckets spent (exchange.Spent), so that the next
+//     process starts its buckets from what remains; Created tells a new
+//     journal from one last used by a binary that kept no record.
 //
 // Opening: a writer takes bbolt's exclusive file lock with a timeout (a
 // second instance fails with ErrLocked), migrates an older schema in one

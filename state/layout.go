@@ -8,6 +8,7 @@ import (
 // On-disk layout, schema version 1. Every bucket is top level.
 //
 //	meta            "schema_version" → decimal ASCII; "account" → account;
+//	                "rate_spent" → the rate-limit record (ratespent.go);
 //	                other keys → SetMeta values
 //	orders          order hash → Order JSON
 //	orders_by_xid   exchange order id → order hash

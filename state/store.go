@@ -53,6 +53,9 @@ type Store struct {
 	// copyTxID is the bbolt transaction id of the journal state the copy
 	// holds; zero when reading path itself.
 	copyTxID int
+	// created: this Open initialised the journal (a new file or an empty
+	// one).
+	created bool
 }
 
 // Open opens (creating if needed, unless ReadOnly) the journal at path.
@@ -87,7 +90,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, openError(path, opts.LockTimeout, err)
 	}
 	s := &Store{db: db, path: path}
-	if err := db.Update(func(btx *bolt.Tx) error { return prepare(btx, opts.Account) }); err != nil {
+	if err := db.Update(func(btx *bolt.Tx) (err error) { s.created, err = prepare(btx, opts.Account); return err }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
@@ -106,29 +109,29 @@ func openError(path string, timeout time.Duration, err error) error {
 	return fmt.Errorf("open state %s: %w", path, err)
 }
 
-// prepare initialises a new journal or migrates an old one, then checks the
-// account, all inside the opening transaction.
-func prepare(btx *bolt.Tx, account string) error {
+// prepare initialises a new journal (fresh) or migrates an old one, then
+// checks the account, all inside the opening transaction.
+func prepare(btx *bolt.Tx, account string) (fresh bool, err error) {
 	v, fresh, err := schemaVersion(btx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	switch {
 	case fresh:
 		if err := createBuckets(btx); err != nil {
-			return err
+			return false, err
 		}
 		if err := putSchemaVersion(btx, SchemaVersion); err != nil {
-			return err
+			return false, err
 		}
 	case v > SchemaVersion:
-		return fmt.Errorf("schema version %d, this binary knows up to %d: %w", v, SchemaVersion, ErrSchemaTooNew)
+		return false, fmt.Errorf("schema version %d, this binary knows up to %d: %w", v, SchemaVersion, ErrSchemaTooNew)
 	case v < SchemaVersion:
 		if err := migrate(btx, v); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return checkAccount(btx, account, true)
+	return fresh, checkAccount(btx, account, true)
 }
 
 // checkAccount compares account with the recorded one; a writable open
@@ -164,6 +167,12 @@ func (s *Store) Close() error {
 
 // Path returns the journal's path as given to Open.
 func (s *Store) Path() string { return s.path }
+
+// Created reports whether this Open initialised the journal: the file was
+// new (or empty), so no earlier process used it. A journal that was not
+// created now and has no rate-limit record (RateSpent) was last used by a
+// binary that kept none.
+func (s *Store) Created() bool { return s.created }
 
 // ReadOnly reports whether the store was opened read-only.
 func (s *Store) ReadOnly() bool { return s.readOnly }

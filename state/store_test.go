@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -279,6 +280,28 @@ func TestOrdersQueries(t *testing.T) {
 		if !reflect.DeepEqual(hashesOf(got), c.want) {
 			t.Errorf("Orders(%+v) = %v, want %v", c.f, hashesOf(got), c.want)
 		}
+		// EachOrder visits the same orders, one at a time, in no set order.
+		var each []string
+		err = s.View(func(tx *Tx) error {
+			return tx.EachOrder(c.f, func(o *Order) error { each = append(each, string(o.State)); return nil })
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(each)
+		want := slices.Sorted(slices.Values(c.want))
+		if !slices.Equal(each, want) {
+			t.Errorf("EachOrder(%+v) visits %v, want %v", c.f, each, want)
+		}
+	}
+	// An error from the callback stops the walk and comes back.
+	stop := errors.New("stop")
+	calls := 0
+	err = s.View(func(tx *Tx) error {
+		return tx.EachOrder(OrderFilter{}, func(*Order) error { calls++; return stop })
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("EachOrder returned %v after %d calls, want stop after 1", err, calls)
 	}
 }
 

@@ -49,45 +49,8 @@ func (tx *Tx) OrderByExchangeID(id string) (Order, error) {
 // hash). With States set it reads only those states' index ranges.
 func (tx *Tx) Orders(f OrderFilter) ([]Order, error) {
 	var out []Order
-	add := func(raw []byte) error {
-		var o Order
-		if err := json.Unmarshal(raw, &o); err != nil {
-			return fmt.Errorf("decode order: %w", err)
-		}
-		if f.match(&o) {
-			out = append(out, o)
-		}
-		return nil
-	}
-	orders := tx.bucket(bucketOrders)
-	if orders == nil {
-		return nil, nil
-	}
-	if len(f.States) == 0 {
-		if err := orders.ForEach(func(_, v []byte) error { return add(v) }); err != nil {
-			return nil, err
-		}
-	} else {
-		byState := tx.bucket(bucketOrdersByState)
-		seen := make(map[OrderState]bool, len(f.States))
-		for _, st := range f.States {
-			if seen[st] || byState == nil {
-				continue
-			}
-			seen[st] = true
-			prefix := stateKeyPrefix(st)
-			c := byState.Cursor()
-			for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-				hash := k[len(prefix):]
-				raw := orders.Get(hash)
-				if raw == nil {
-					return nil, fmt.Errorf("state index names missing order %q: %w", hash, ErrInconsistent)
-				}
-				if err := add(raw); err != nil {
-					return nil, err
-				}
-			}
-		}
+	if err := tx.EachOrder(f, func(o *Order) error { out = append(out, *o); return nil }); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b Order) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
@@ -96,6 +59,52 @@ func (tx *Tx) Orders(f OrderFilter) ([]Order, error) {
 		return strings.Compare(a.Hash, b.Hash)
 	})
 	return out, nil
+}
+
+// EachOrder calls fn with each order that matches f, one decoded order at
+// a time and in no particular order, so that a reader can go through a
+// large journal without holding it in memory; an error from fn stops the
+// walk and is returned. With States set it reads only those states' index
+// ranges. fn gets a fresh Order each call and must not write to the store.
+func (tx *Tx) EachOrder(f OrderFilter, fn func(o *Order) error) error {
+	visit := func(raw []byte) error {
+		var o Order
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return fmt.Errorf("decode order: %w", err)
+		}
+		if !f.match(&o) {
+			return nil
+		}
+		return fn(&o)
+	}
+	orders := tx.bucket(bucketOrders)
+	if orders == nil {
+		return nil
+	}
+	if len(f.States) == 0 {
+		return orders.ForEach(func(_, v []byte) error { return visit(v) })
+	}
+	byState := tx.bucket(bucketOrdersByState)
+	seen := make(map[OrderState]bool, len(f.States))
+	for _, st := range f.States {
+		if seen[st] || byState == nil {
+			continue
+		}
+		seen[st] = true
+		prefix := stateKeyPrefix(st)
+		c := byState.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			hash := k[len(prefix):]
+			raw := orders.Get(hash)
+			if raw == nil {
+				return fmt.Errorf("state index names missing order %q: %w", hash, ErrInconsistent)
+			}
+			if err := visit(raw); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // NonFinalOrders returns every order in Intent, Sent, Live or

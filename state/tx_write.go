@@ -176,7 +176,7 @@ func (tx *Tx) AddFill(f Fill) (bool, error) {
 
 // SetMeta stores a free-form value under key in the meta bucket (for the
 // daemon's own bookkeeping, such as the last trade cursor). The keys the
-// store manages (schema_version, account) are ErrReservedMeta.
+// store manages (schema_version, account, rate_spent) are ErrReservedMeta.
 func (tx *Tx) SetMeta(key, value string) error {
 	if err := tx.writable(); err != nil {
 		return err
@@ -185,7 +185,7 @@ func (tx *Tx) SetMeta(key, value string) error {
 	switch {
 	case key == "" || len(key) > maxKeyLen:
 		return fmt.Errorf("meta key %q: %w", key, ErrInvalid)
-	case bytes.Equal(k, keySchemaVersion) || bytes.Equal(k, keyAccount):
+	case bytes.Equal(k, keySchemaVersion) || bytes.Equal(k, keyAccount) || bytes.Equal(k, keyRateSpent):
 		return fmt.Errorf("meta key %q: %w", key, ErrReservedMeta)
 	}
 	return tx.bucket(bucketMeta).Put(k, []byte(value))

@@ -87,6 +87,12 @@ func (a *Accumulator) OnReward(t time.Time, s fillmodel.RewardScore, samples int
 	a.samples += samples
 }
 
+// Advance moves the run's clock to t without an input, taking the samples
+// due. The first input starts the run: a run that starts before its first
+// input (a period read from the order journal) calls Advance with its start
+// first.
+func (a *Accumulator) Advance(t time.Time) { a.advance(t) }
+
 // advance moves the clock to t, first closing every sample interval that
 // ends at or before t (the samples see the state before t's input).
 func (a *Accumulator) advance(t time.Time) time.Time {
@@ -113,7 +119,7 @@ func (a *Accumulator) sample(at time.Time) {
 	for _, t := range a.list {
 		pnl := t.pnl()
 		a.series = append(a.series, SeriesRow{Time: at, TokenID: t.id, BestBid: t.bid, BestAsk: t.ask,
-			Mid: t.mark(), HasMid: t.hasMid || t.resolved, OurBid: t.ourBid, OurAsk: t.ourAsk,
+			Mid: t.bookMark(), HasMid: t.hasMid || t.resolved, Mark: t.mark(), OurBid: t.ourBid, OurAsk: t.ourAsk,
 			Position: t.pos, Cash: t.cash, Fees: t.sum.Fees, PnL: pnl, Fills: t.sum.Fills})
 		row.Cash = row.Cash.Add(t.cash)
 		row.Fees = row.Fees.Add(t.sum.Fees)

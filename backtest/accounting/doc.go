@@ -6,6 +6,11 @@
 // interval. An Accumulator collects one run; HeadlineOf reduces Results to
 // the figures that compare runs.
 //
+// A run is a replay (the fill model's fills against recorded books) or a
+// period of the live order journal (package ledger: the fills as the
+// exchange charged them, OnFillFee; positions carried into the period,
+// OnOpen; marks without books, OnMark). RunInfo.Source tells them apart.
+//
 // Cash, positions and fees are decimal.Decimal; floats appear only in
 // statistics. Tokens are reported in sorted order, so the same inputs give
 // the same Results. A run keeps a row per sampling interval and a record

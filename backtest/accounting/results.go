@@ -9,10 +9,28 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 )
 
-// RunInfo describes the run for the reports: every report states the fill
-// mode and the latency model.
+// Source says where a run's fills come from; reports show what each source
+// can measure.
+type Source uint8
+
+const (
+	// SourceReplay: a backtest or paper run, the fill model's fills against
+	// recorded books (mids, markouts, queue waits, reward samples).
+	SourceReplay Source = iota
+	// SourceJournal: live fills read back from the order journal (package
+	// ledger). There are no books: positions are valued with OnMark (Marks
+	// says how), and the figures measured against the mid (spread and
+	// inventory PnL, markouts, reward share) and queue waits are not
+	// available.
+	SourceJournal
+)
+
+// RunInfo describes the run for the reports: every report of a replay
+// states the fill mode and the latency model, every report of a journal
+// how positions are marked.
 type RunInfo struct {
-	Data     string // the recording replayed
+	Source   Source
+	Data     string // the recording replayed, or the journal read
 	Strategy string // the strategy and its parameters, as the caller describes them
 	Mode     fillmodel.Mode
 	Queue    fillmodel.QueueModel
@@ -22,6 +40,12 @@ type RunInfo struct {
 	// Labels names tokens for people (e.g. "will-x-happen YES"); reports
 	// fall back to the token id. The CSV always carries the id.
 	Labels map[string]string
+	// Markets names each token's market; tokens with the same name are one
+	// market, which reports subtotal. Nil: no market subtotals.
+	Markets map[string]string
+	// Marks says how positions are valued when there are no books (a
+	// journal: "last fill price", "exchange mid at ..."); reports show it.
+	Marks string
 }
 
 // Results is the outcome of a run, produced by Accumulator.Finish. Every
@@ -95,6 +119,7 @@ type TokenSummary struct {
 	MaxAbsPos    decimal.Decimal // largest |position| at a sample or fill
 	MeanAbsPos   float64         // mean |position| over the samples
 	LastMid      decimal.Decimal // the mark at the end (the payout once resolved)
+	MarkSource   string          // what LastMid is: "mid", "payout", an OnMark source, or "" (never marked)
 	Resolved     bool
 	MidlessFills int // fills with no mid known (not in SpreadPnL or markouts)
 }
@@ -115,10 +140,11 @@ type MarkoutStats struct {
 type SeriesRow struct {
 	Time             time.Time
 	TokenID          string
-	BestBid, BestAsk exchange.Fixed // 0 when the side is empty
-	Mid              decimal.Decimal
+	BestBid, BestAsk exchange.Fixed  // 0 when the side is empty
+	Mid              decimal.Decimal // the book's mid (the payout once resolved)
 	HasMid           bool
-	OurBid, OurAsk   exchange.Fixed // our quotes as last reported; 0 for none
+	Mark             decimal.Decimal // the price the position is valued at (Mid, or an OnMark price)
+	OurBid, OurAsk   exchange.Fixed  // our quotes as last reported; 0 for none
 	Position         decimal.Decimal
 	Cash             decimal.Decimal
 	Fees             decimal.Decimal // cumulative
@@ -142,6 +168,7 @@ type FillRecord struct {
 	Side    exchange.Side
 	Price   exchange.Fixed
 	Size    exchange.Fixed
+	Fee     decimal.Decimal // charged (negative: a rebate)
 	Taker   bool
 	Reason  fillmodel.FillReason
 	Mid     decimal.Decimal // at the fill; zero when unknown

@@ -19,8 +19,13 @@ type TokenAcc struct {
 	ask    exchange.Fixed // best ask, 0 if none
 	mid2   exchange.Fixed // bid + ask: twice the mid, exact
 	hasMid bool
-	ourBid exchange.Fixed
-	ourAsk exchange.Fixed
+	// An explicit mark (OnMark) for runs without books; it values the
+	// position while it is more recent than the last two-sided book.
+	markPx  decimal.Decimal
+	markSrc string
+	hasMark bool
+	ourBid  exchange.Fixed
+	ourAsk  exchange.Fixed
 
 	pos       decimal.Decimal // shares, signed
 	basis     decimal.Decimal // cost of the open position (signed like pos)
@@ -63,6 +68,7 @@ func (t *TokenAcc) OnBook(at time.Time, b *recording.FixedBook) {
 	t.bid, t.ask = bid, ask
 	if bid > 0 && ask > 0 {
 		t.mid2, t.hasMid = bid+ask, true
+		t.hasMark = false
 	}
 	t.resolveMarkouts(at)
 }
@@ -112,13 +118,20 @@ func (t *TokenAcc) OnCancel(at time.Time) {
 	t.sum.CancelsSent++
 }
 
-// OnFill books a fill: cash, position, fees, realized PnL (average cost),
-// the spread captured against the current mid, and the markouts to measure.
+// OnFill books a fill: cash, position, fees (priced by Run.Fees), realized
+// PnL (average cost), the spread captured against the current mid, and the
+// markouts to measure.
 func (t *TokenAcc) OnFill(f fillmodel.Fill) {
+	t.OnFillFee(f, t.acc.cfg.Run.Fees.Fee(f.Price, f.Size, f.Taker))
+}
+
+// OnFillFee books a fill as OnFill does, with the fee it was charged (a
+// live fill, as the order journal recorded it) instead of one priced by
+// Run.Fees. A negative fee is a rebate.
+func (t *TokenAcc) OnFillFee(f fillmodel.Fill, fee decimal.Decimal) {
 	t.acc.advance(f.Time)
 	price, size := f.Price.Decimal(), f.Size.Decimal()
 	notional := price.Mul(size)
-	fee := t.acc.cfg.Run.Fees.Fee(f.Price, f.Size, f.Taker)
 	signed := size
 	if f.Side == exchange.Sell {
 		signed = size.Neg()
@@ -127,15 +140,13 @@ func (t *TokenAcc) OnFill(f fillmodel.Fill) {
 	// (price − average cost) on the closed part.
 	if !t.pos.IsZero() && t.pos.Sign() != signed.Sign() {
 		closed := decimal.Min(size, t.pos.Abs())
-		avg := t.basis.Div(t.pos) // average cost per share
-		closedBasis := avg.Mul(closed)
-		if t.pos.IsPositive() {
-			t.sum.Realized = t.sum.Realized.Add(price.Mul(closed).Sub(closedBasis))
-			t.basis = t.basis.Sub(closedBasis)
-		} else {
-			t.sum.Realized = t.sum.Realized.Add(closedBasis.Sub(price.Mul(closed)))
-			t.basis = t.basis.Add(closedBasis)
+		released := releasedBasis(t.basis, t.pos.Abs(), closed)
+		value := price.Mul(closed) // what the closed shares fetched (long) or cost to buy back (short)
+		if t.pos.IsNegative() {
+			value = value.Neg()
 		}
+		t.sum.Realized = t.sum.Realized.Add(value.Sub(released))
+		t.basis = t.basis.Sub(released)
 		if rest := size.Sub(closed); rest.IsPositive() {
 			// The fill flips the position: the rest opens a new one.
 			t.basis = price.Mul(rest)
@@ -168,9 +179,9 @@ func (t *TokenAcc) OnFill(f fillmodel.Fill) {
 		t.maxAbsPos = ap
 	}
 	rec := FillRecord{Time: f.Time, TokenID: t.id, OrderID: f.OrderID, Side: f.Side, Price: f.Price,
-		Size: f.Size, Taker: f.Taker, Reason: f.Reason}
+		Size: f.Size, Fee: fee, Taker: f.Taker, Reason: f.Reason}
 	if t.hasMid && !t.resolved {
-		mid := t.mark()
+		mid := t.bookMark()
 		rec.Mid = mid
 		// Edge to the mid: positive when we bought below or sold above it.
 		edge := mid.Sub(price).Mul(sideSign(f.Side))
@@ -182,6 +193,33 @@ func (t *TokenAcc) OnFill(f fillmodel.Fill) {
 		t.midless++
 	}
 	t.acc.fills = append(t.acc.fills, rec)
+}
+
+// OnMark values the token at price from at on, without a book: for runs
+// that have no books, such as live fills read back from the order journal.
+// source names where the price comes from ("last fill", "mid"); reports
+// show it. The more recent of OnMark and a two-sided OnBook sets the mark,
+// and a resolved token stays at its payout. Spread PnL and markouts are
+// measured against book mids only, never against an OnMark price.
+func (t *TokenAcc) OnMark(at time.Time, price decimal.Decimal, source string) {
+	t.acc.advance(at)
+	t.markPx, t.markSrc, t.hasMark = price, source, true
+}
+
+// OnOpen carries a position into the run at at, its start: shares (signed,
+// negative for a short) whose cost basis is basis (signed like shares, as
+// state.Position.Cost), valued at mark, which source names (see OnMark).
+// Cash starts at −shares × mark, so the run's PnL counts only what happens
+// from at on; realized PnL is measured against the carried basis, and the
+// unrealized PnL is the change of the position's unrealized value over the
+// run. Call it before the token's other inputs.
+func (t *TokenAcc) OnOpen(at time.Time, shares, basis, mark decimal.Decimal, source string) {
+	t.OnMark(at, mark, source)
+	t.pos, t.basis = shares, basis
+	t.cash = shares.Mul(mark).Neg()
+	if ap := shares.Abs(); ap.GreaterThan(t.maxAbsPos) {
+		t.maxAbsPos = ap
+	}
 }
 
 // OnResolve settles the token at time at: the position is redeemed at
@@ -203,6 +241,24 @@ func (t *TokenAcc) OnResolve(at time.Time, payout decimal.Decimal) {
 	}
 }
 
+// releasedBasis is the part of basis (the signed cost of held shares) that
+// closing closed of them releases: basis × closed / held, rounded half away
+// from zero to the collateral's base unit (exchange.FixedDecimals places);
+// closing all of them releases all of basis. This is the order journal's
+// rule (state.Position), so the backtest and the journal book the same
+// realized PnL, and a round trip realizes exactly its proceeds minus its
+// cost whatever the average price.
+func releasedBasis(basis, held, closed decimal.Decimal) decimal.Decimal {
+	if closed.Equal(held) {
+		return basis
+	}
+	r := basis.Mul(closed).DivRound(held, exchange.FixedDecimals)
+	if r.Abs().GreaterThan(basis.Abs()) { // a basis below one base unit
+		return basis
+	}
+	return r
+}
+
 func sideSign(s exchange.Side) decimal.Decimal {
 	if s == exchange.Sell {
 		return decimal.NewFromInt(-1)
@@ -211,8 +267,18 @@ func sideSign(s exchange.Side) decimal.Decimal {
 }
 
 // mark is the price the position is valued at: the payout once resolved,
-// else the mid (zero before any two-sided book).
+// else an OnMark price more recent than the last two-sided book, else the
+// book mark.
 func (t *TokenAcc) mark() decimal.Decimal {
+	if t.hasMark && !t.resolved {
+		return t.markPx
+	}
+	return t.bookMark()
+}
+
+// bookMark is the payout once resolved, else the mid (zero before any
+// two-sided book).
+func (t *TokenAcc) bookMark() decimal.Decimal {
 	if t.resolved {
 		return t.payout
 	}
@@ -220,6 +286,20 @@ func (t *TokenAcc) mark() decimal.Decimal {
 		return decimal.Zero
 	}
 	return decimal.New(int64(t.mid2)*5, -exchange.FixedDecimals-1)
+}
+
+// markSource names what mark returns: "payout", the OnMark source, "mid",
+// or "" before any mark.
+func (t *TokenAcc) markSource() string {
+	switch {
+	case t.resolved:
+		return "payout"
+	case t.hasMark:
+		return t.markSrc
+	case t.hasMid:
+		return "mid"
+	}
+	return ""
 }
 
 // mark2 is twice the mark in Fixed units.
@@ -247,7 +327,7 @@ func (t *TokenAcc) summary() TokenSummary {
 	}
 	finishSummary(&s)
 	ts := TokenSummary{TokenID: t.id, Summary: s, Position: t.pos, MaxAbsPos: t.maxAbsPos,
-		LastMid: t.mark(), Resolved: t.resolved, MidlessFills: t.midless}
+		LastMid: t.mark(), MarkSource: t.markSource(), Resolved: t.resolved, MidlessFills: t.midless}
 	if t.absPosN > 0 {
 		ts.MeanAbsPos = t.absPosSum / float64(t.absPosN)
 	}

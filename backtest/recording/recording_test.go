@@ -363,3 +363,56 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+// Bytes lags the events by what gzip buffers (it stays 0 for a small
+// recording until Close); DataBytes grows with every event and, once the
+// file is closed, equals the size of its decompressed content.
+func TestWriterByteCounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.jsonl.gz")
+	w, err := NewWriter(path, WithSource("test"), WithCreated(fixture.T0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := w.DataBytes()
+	if prev == 0 {
+		t.Fatal("DataBytes 0 after the header")
+	}
+	for i, e := range sampleEvents(t) {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+		if n := w.DataBytes(); n != prev+int64(len(AppendLine(nil, e))) {
+			t.Fatalf("event %d: DataBytes %d, want %d + the line", i, n, prev)
+		}
+		prev = w.DataBytes()
+	}
+	if w.Bytes() != 0 {
+		t.Fatalf("Bytes %d before Close: the test expects gzip to hold a small recording", w.Bytes())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Bytes() != fi.Size() {
+		t.Errorf("Bytes %d after Close, file size %d", w.Bytes(), fi.Size())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(raw)) != w.DataBytes() {
+		t.Errorf("DataBytes %d, decompressed size %d", w.DataBytes(), len(raw))
+	}
+}

@@ -32,6 +32,7 @@ type Writer struct {
 	n      int
 	header Header
 	closed bool
+	data   atomic.Int64 // uncompressed bytes written (header and events)
 }
 
 // WriterOption configures NewWriter.
@@ -80,6 +81,7 @@ func NewWriter(path string, opts ...WriterOption) (*Writer, error) {
 	hb, err := json.Marshal(w.header)
 	if err == nil {
 		_, err = gz.Write(append(hb, '\n'))
+		w.data.Add(int64(len(hb) + 1))
 	}
 	if err != nil {
 		_ = w.Abort()
@@ -96,9 +98,16 @@ func (w *Writer) Count() int { return w.n }
 
 // Bytes returns the number of compressed bytes that have reached the file so
 // far. It lags the events written by what the compressor and the write
-// buffer hold (up to some tens of KiB) until Close. Unlike the Writer's other
+// buffer hold (up to some tens of KiB, so it stays 0 for a while) until
+// Close; after Close it is the file's size. Unlike the Writer's other
 // methods it may be called from another goroutine (a progress display).
 func (w *Writer) Bytes() int64 { return w.cw.n.Load() }
+
+// DataBytes returns the number of uncompressed bytes written so far (the
+// JSON lines of the header and the events): it grows with every Write, so
+// it is what a progress display shows while Bytes lags. It may be called
+// from another goroutine.
+func (w *Writer) DataBytes() int64 { return w.data.Load() }
 
 // countingWriter counts the bytes written through it.
 type countingWriter struct {
@@ -130,6 +139,7 @@ func (w *Writer) Write(e Event) error {
 		_ = w.Abort()
 		return fmt.Errorf("write event: %w", err)
 	}
+	w.data.Add(int64(len(w.buf)))
 	w.last = t
 	w.n++
 	return nil

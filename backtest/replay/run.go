@@ -45,7 +45,7 @@ func Run(ctx context.Context, src Source, cfg RunConfig) (*accounting.Results, e
 	lc.Markets = rp.Markets()
 	l, err := loop.New(lc, rp, &Signer{}, NewMemJournal(), rp, cfg.Log, nil)
 	if err != nil {
-		return nil, fmt.Errorf("backtest: strategy loop: %w", err)
+		return nil, fmt.Errorf("backtest: %w", err) // "loop: ..." names it
 	}
 	if err := l.Start(ctx); err != nil {
 		return nil, fmt.Errorf("backtest: loop start: %w", err)

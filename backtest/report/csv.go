@@ -14,7 +14,13 @@ import (
 // interval (in token order), and, when there is more than one token, a row
 // with token "*" holding the portfolio's cash, fees and PnL. Empty cells
 // mean "none" (no quote, no book side).
+//
+// For a run read from the order journal, which has no books, the columns
+// are time, token, market, mark, position, cash, fees, pnl and fills.
 func WriteCSV(w io.Writer, r *accounting.Results) error {
+	if journal(r) {
+		return writeJournalCSV(w, r)
+	}
 	cw := csv.NewWriter(w)
 	header := []string{"time", "token", "best_bid", "best_ask", "mid", "our_bid", "our_ask",
 		"position", "cash", "fees", "pnl", "fills"}

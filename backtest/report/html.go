@@ -28,8 +28,8 @@ type htmlToken struct {
 
 type htmlReport struct {
 	Title        string
-	Mode         string
-	Latency      string
+	Badges       []string // what every result depends on: fill mode and latency, or the marks
+	Generator    string
 	Run          [][2]string
 	Summary      [][2]string
 	PnLPlot      template.HTML
@@ -37,6 +37,9 @@ type htmlReport struct {
 	Markouts     [][5]string
 	MarkoutPlots []template.HTML
 	Rates        [][4]string
+	TableHeader  []string // the per-market table (journal runs)
+	Table        [][]string
+	Unmeasured   string // what a journal report leaves out, in place of the markouts
 }
 
 func unix(t time.Time) float64 { return float64(t.Unix()) }
@@ -44,18 +47,29 @@ func unix(t time.Time) float64 { return float64(t.Unix()) }
 // WriteHTML writes a self-contained HTML report of r with inline SVG plots:
 // cumulative PnL; per token the mid with our quotes and fills, and the
 // inventory; the markout distributions. It uses no script and no external
-// resource.
+// resource. For a run read from the order journal it adds the per-market
+// table, plots the marks in place of the mid and the quotes, and says what
+// it cannot measure in place of the markouts.
 func WriteHTML(w io.Writer, r *accounting.Results) error {
 	tmpl, err := template.New("report").Parse(reportHTML)
 	if err != nil {
 		return fmt.Errorf("report template: %w", err)
 	}
 	d := htmlReport{
-		Title:   "mmbot backtest",
-		Mode:    r.Run.Mode.String(),
-		Latency: r.Run.Latency.String(),
-		Run:     runLines(r),
-		Summary: summaryLines(r),
+		Title:     "mmbot backtest",
+		Badges:    []string{"fill mode: " + r.Run.Mode.String(), "latency: " + r.Run.Latency.String()},
+		Generator: "mmbot backtest",
+	}
+	if journal(r) {
+		d.Title, d.Generator = "mmbot statement", "mmbot statement from the order journal"
+		d.Badges = []string{"source: order journal", "marks: " + orNone(r.Run.Marks)}
+		d.Run, d.Summary, d.Unmeasured = journalRunLines(r), journalSummaryLines(r), unmeasured
+		d.TableHeader = tableHeader
+		for _, row := range tableRows(r) {
+			d.Table = append(d.Table, row.cells())
+		}
+	} else {
+		d.Run, d.Summary = runLines(r), summaryLines(r)
 	}
 	if r.Run.Data != "" {
 		d.Title += ": " + filepath.Base(r.Run.Data)
@@ -68,12 +82,23 @@ func WriteHTML(w io.Writer, r *accounting.Results) error {
 	pnl.X = append(pnl.X, unix(r.End))
 	pnl.Y = append(pnl.Y, r.Total.PnL.InexactFloat64())
 	d.PnLPlot = chart{Title: "Cumulative PnL (marked, net of fees)", YLabel: "collateral", Series: []plotSeries{pnl}}.render()
-	for _, tok := range r.Tokens {
-		d.Tokens = append(d.Tokens, tokenSection(r, &tok))
+	if journal(r) { // by market, as in the table
+		for _, m := range markets(r) {
+			for _, tok := range m.tokens {
+				d.Tokens = append(d.Tokens, tokenSection(r, tok))
+			}
+		}
+	} else {
+		for _, tok := range r.Tokens {
+			d.Tokens = append(d.Tokens, tokenSection(r, &tok))
+		}
 	}
 	for _, m := range r.Markouts {
-		d.Markouts = append(d.Markouts, [5]string{m.Horizon.String(), strconv.Itoa(m.Count), num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5)})
-		d.MarkoutPlots = append(d.MarkoutPlots, histogram(fmt.Sprintf("Markouts at %s (%d fills)", m.Horizon, m.Count), "price units", m.Values, 30))
+		if journal(r) {
+			break
+		}
+		d.Markouts = append(d.Markouts, [5]string{duration(m.Horizon), strconv.Itoa(m.Count), num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5)})
+		d.MarkoutPlots = append(d.MarkoutPlots, histogram(fmt.Sprintf("Markouts at %s (%d fills)", duration(m.Horizon), m.Count), "price units", m.Values, 30))
 	}
 	for _, u := range r.Rates {
 		d.Rates = append(d.Rates, [4]string{u.Name + "/" + accounting.WindowLabel(u.Window), strconv.Itoa(u.Peak), strconv.Itoa(u.Cap), pct(u.Fraction())})
@@ -82,6 +107,9 @@ func WriteHTML(w io.Writer, r *accounting.Results) error {
 }
 
 func tokenSection(r *accounting.Results, tok *accounting.TokenSummary) htmlToken {
+	if journal(r) {
+		return journalTokenSection(r, tok)
+	}
 	h := htmlToken{ID: tok.TokenID, Label: r.Run.Label(tok.TokenID), Rows: [][2]string{
 		{"PnL", money(tok.PnL)},
 		{"from spread", money(tok.SpreadPnL)},
@@ -106,10 +134,54 @@ func tokenSection(r *accounting.Results, tok *accounting.TokenSummary) htmlToken
 		ask.Y = append(ask.Y, nanUnless(s.OurAsk > 0, s.OurAsk.Float()))
 		pos.Y = append(pos.Y, s.Position.InexactFloat64())
 	}
-	buys := plotSeries{Name: "buy fills", Color: "#2a9d4a", Scatter: true}
-	sells := plotSeries{Name: "sell fills", Color: "#c0392b", Scatter: true}
+	buys, sells := fillSeries(r, tok.TokenID)
+	h.PricePlot = chart{Title: "Price, our quotes and fills", YLabel: "price",
+		Series: []plotSeries{mid, bid, ask, buys, sells}}.render()
+	h.InventoryPlot = chart{Title: "Inventory", YLabel: "shares", Series: []plotSeries{pos}}.render()
+	return h
+}
+
+// journalTokenSection is tokenSection for a journal: the mark in place of
+// the mid and the quotes.
+func journalTokenSection(r *accounting.Results, tok *accounting.TokenSummary) htmlToken {
+	mark := "-"
+	if m := markOf(tok); m != "" {
+		mark = m + " (" + tok.MarkSource + ")"
+	}
+	h := htmlToken{ID: tok.TokenID, Label: r.Run.Label(tok.TokenID), Rows: [][2]string{
+		{"PnL", money(tok.PnL)},
+		{"realized", money(tok.Realized)},
+		{"unrealized", money(tok.Unrealized)},
+		{"fees", money(tok.Fees)},
+		{"fills", strconv.Itoa(tok.Fills)},
+		{"volume", money(tok.Volume) + " shares, " + money(tok.Notional) + " notional"},
+		{"position at end", money(tok.Position)},
+		{"mark at end", mark},
+		{"max |position|", money(tok.MaxAbsPos)},
+	}}
+	marks := plotSeries{Name: "mark", Color: "#444", Step: true}
+	pos := plotSeries{Name: "position", Color: "#7b4fbf", Step: true}
+	for _, s := range r.Series {
+		if s.TokenID != tok.TokenID {
+			continue
+		}
+		x := unix(s.Time)
+		marks.X, pos.X = append(marks.X, x), append(pos.X, x)
+		marks.Y = append(marks.Y, nanUnless(!s.Mark.IsZero(), s.Mark.InexactFloat64()))
+		pos.Y = append(pos.Y, s.Position.InexactFloat64())
+	}
+	buys, sells := fillSeries(r, tok.TokenID)
+	h.PricePlot = chart{Title: "Mark and fills", YLabel: "price", Series: []plotSeries{marks, buys, sells}}.render()
+	h.InventoryPlot = chart{Title: "Inventory", YLabel: "shares", Series: []plotSeries{pos}}.render()
+	return h
+}
+
+// fillSeries are the buy and sell fills of one token, as points.
+func fillSeries(r *accounting.Results, token string) (buys, sells plotSeries) {
+	buys = plotSeries{Name: "buy fills", Color: "#2a9d4a", Scatter: true}
+	sells = plotSeries{Name: "sell fills", Color: "#c0392b", Scatter: true}
 	for _, f := range r.Fills {
-		if f.TokenID != tok.TokenID {
+		if f.TokenID != token {
 			continue
 		}
 		if f.Side == exchange.Buy {
@@ -118,10 +190,7 @@ func tokenSection(r *accounting.Results, tok *accounting.TokenSummary) htmlToken
 			sells.X, sells.Y = append(sells.X, unix(f.Time)), append(sells.Y, f.Price.Float())
 		}
 	}
-	h.PricePlot = chart{Title: "Price, our quotes and fills", YLabel: "price",
-		Series: []plotSeries{mid, bid, ask, buys, sells}}.render()
-	h.InventoryPlot = chart{Title: "Inventory", YLabel: "shares", Series: []plotSeries{pos}}.render()
-	return h
+	return buys, sells
 }
 
 func nanUnless(ok bool, v float64) float64 {

@@ -56,10 +56,16 @@ type rateJSON struct {
 
 // WriteJSON writes r's run description, headline figures, per-token
 // summaries, markouts and rate-cap use as one JSON object (no time series).
+// For a run read from the order journal the object has "source":
+// "journal", the journal, the marks, the figures the journal gives, and
+// the markets and tokens.
 func WriteJSON(w io.Writer, r *accounting.Results) error {
+	if journal(r) {
+		return writeJournalJSON(w, r)
+	}
 	out := runJSON{Data: r.Run.Data, Strategy: r.Run.Strategy, Start: r.Start.UTC(), End: r.End.UTC(), Mode: r.Run.Mode.String(),
 		Queue: r.Run.Queue.String(), Latency: r.Run.Latency.String(), Fees: r.Run.Fees.String(), Seed: r.Run.Seed,
-		Results: accounting.HeadlineOf(r), Tokens: []tokenJSON{}, Markouts: []markoutJSON{}, Rates: []rateJSON{}}
+		Results: accounting.HeadlineOf(r), Tokens: []tokenJSON{}, Markouts: []markoutJSON{}}
 	for _, t := range r.Tokens {
 		out.Tokens = append(out.Tokens, tokenJSON{Token: t.TokenID, PnL: t.PnL, SpreadPnL: t.SpreadPnL, Fills: t.Fills, Position: t.Position,
 			MaxAbsPos: t.MaxAbsPos, MeanAbsPos: accounting.Ratio(t.MeanAbsPos), Mark: t.LastMid, Resolved: t.Resolved})
@@ -68,10 +74,20 @@ func WriteJSON(w io.Writer, r *accounting.Results) error {
 		out.Markouts = append(out.Markouts, markoutJSON{Horizon: m.Horizon.String(), Count: m.Count, Mean: accounting.Ratio(m.Mean),
 			Median: accounting.Ratio(m.Median), SizeWeight: accounting.Ratio(m.SizeWeight)})
 	}
+	out.Rates = ratesJSON(r)
+	return encodeJSON(w, out)
+}
+
+func ratesJSON(r *accounting.Results) []rateJSON {
+	out := []rateJSON{}
 	for _, u := range r.Rates {
-		out.Rates = append(out.Rates, rateJSON{Name: u.Name, Window: accounting.WindowLabel(u.Window), Peak: u.Peak, Cap: u.Cap, Total: u.Total})
+		out = append(out, rateJSON{Name: u.Name, Window: accounting.WindowLabel(u.Window), Peak: u.Peak, Cap: u.Cap, Total: u.Total})
 	}
+	return out
+}
+
+func encodeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(v)
 }

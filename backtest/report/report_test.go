@@ -190,3 +190,29 @@ func TestTimeTicks(t *testing.T) {
 		}
 	}
 }
+
+// Spans shown to people are rounded to three significant digits (whole
+// seconds from 10 s) and carry no zero units.
+func TestDurationForPeople(t *testing.T) {
+	for _, c := range []struct {
+		in   time.Duration
+		want string
+	}{
+		{34177183875 * time.Nanosecond, "34s"},
+		{10601775624 * time.Nanosecond, "11s"},
+		{9252702596 * time.Nanosecond, "9.25s"},
+		{time.Minute, "1m"},
+		{2*time.Hour + 400*time.Millisecond, "2h"},
+		{time.Hour + 90*time.Second, "1h1m30s"},
+		{250 * time.Millisecond, "250ms"},
+		{12345678 * time.Nanosecond, "12.3ms"},
+		{1234567 * time.Nanosecond, "1.23ms"},
+		{1500 * time.Nanosecond, "1.5µs"},
+		{0, "0s"},
+		{-9252702596 * time.Nanosecond, "-9.25s"},
+	} {
+		if got := duration(c.in); got != c.want {
+			t.Errorf("duration(%d) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

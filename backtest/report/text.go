@@ -16,6 +16,33 @@ import (
 // money formats a decimal amount with at most 6 decimals.
 func money(d decimal.Decimal) string { return d.Round(6).String() }
 
+// duration formats a span for people: whole seconds from 10 s up, three
+// significant digits below ("9.25s", "250ms"), and no zero minutes or
+// seconds ("1m", "2h", not "1m0s", "2h0m0s").
+func duration(d time.Duration) string {
+	a := d.Abs()
+	switch {
+	case a >= 10*time.Second:
+		d = d.Round(time.Second)
+	case a >= time.Second:
+		d = d.Round(10 * time.Millisecond)
+	case a >= 100*time.Millisecond:
+		d = d.Round(time.Millisecond)
+	case a >= 10*time.Millisecond:
+		d = d.Round(100 * time.Microsecond)
+	case a >= time.Millisecond:
+		d = d.Round(10 * time.Microsecond)
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
 // num formats a statistic; NaN is "n/a" and infinities "inf"/"-inf".
 func num(v float64, prec int) string {
 	switch {
@@ -45,7 +72,7 @@ func runLines(r *accounting.Results) [][2]string {
 	return [][2]string{
 		{"data", orNone(r.Run.Data)},
 		{"strategy", orNone(r.Run.Strategy)},
-		{"period", r.Start.UTC().Format(time.RFC3339) + " to " + r.End.UTC().Format(time.RFC3339) + " (" + r.End.Sub(r.Start).String() + ")"},
+		{"period", r.Start.UTC().Format(time.RFC3339) + " to " + r.End.UTC().Format(time.RFC3339) + " (" + duration(r.End.Sub(r.Start)) + ")"},
 		{"fill mode", mode},
 		{"latency", r.Run.Latency.String()},
 		{"fees", r.Run.Fees.String()},
@@ -65,7 +92,7 @@ func summaryLines(r *accounting.Results) [][2]string {
 	s := &r.Total
 	wait := "n/a"
 	if s.WaitSamples > 0 {
-		wait = fmt.Sprintf("%s (%d orders)", s.AvgWait, s.WaitSamples)
+		wait = fmt.Sprintf("%s (%d orders)", duration(s.AvgWait), s.WaitSamples)
 	}
 	return [][2]string{
 		{"PnL (marked)", money(s.PnL)},
@@ -88,7 +115,14 @@ func summaryLines(r *accounting.Results) [][2]string {
 
 // WriteSummary writes the text summary of r: what was run, the headline
 // figures, markouts, rate-cap use and a per-token table.
+//
+// For a run read from the order journal it writes what was read and how
+// positions are marked, the figures the journal gives, a table per market
+// and token, and the rate-cap use.
 func WriteSummary(w io.Writer, r *accounting.Results) error {
+	if journal(r) {
+		return writeJournalSummary(w, r)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
 	p("mmbot backtest\n\n")
@@ -102,7 +136,7 @@ func WriteSummary(w io.Writer, r *accounting.Results) error {
 	p("\nmarkouts (price units; positive = the mid moved our way)\n")
 	p("horizon\tfills\tmean\tmedian\tsize-weighted\n")
 	for _, m := range r.Markouts {
-		p("%s\t%d\t%s\t%s\t%s\n", m.Horizon, m.Count, num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5))
+		p("%s\t%d\t%s\t%s\t%s\n", duration(m.Horizon), m.Count, num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5))
 	}
 	p("\nrate caps (most sent in any window, against the cap)\n")
 	for _, u := range r.Rates {

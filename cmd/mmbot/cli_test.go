@@ -48,12 +48,16 @@ func TestHelpOfEveryCommand(t *testing.T) {
 	}{
 		{"", "automated market maker for a prediction-market exchange"},
 		{"run", "Runs the daemon"},
+		{"config", "Inspects the configuration that mmbot run would use"},
+		{"config check", "Loads the configuration exactly as mmbot run does"},
 		{"backtest", "Replays a recording"},
 		{"record", "Records the books and trades"},
 		{"sim", "Runs the simulated exchange"},
 		{"markets", "Lists the order-book API's markets"},
 		{"orders", "Lists the orders in the state journal"},
+		{"statement", "Reports the fills, volume, fees, realized and marked PnL per market"},
 		{"cancel-all", "Cancels every live order the state journal owns"},
+		{"status", "Asks the running daemon for its status"},
 		{"order", "Signs one order"},
 		{"order sign", "Prints the POST /orders item"},
 		{"order verify", "Reads a POST /orders item"},
@@ -112,7 +116,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "cancel-all", "order", "version", "completion"} {
+	for _, name := range []string{"run", "config", "backtest", "record", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}
@@ -128,9 +132,12 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		{[]string{"rnu"}, "mmbot: unknown command \"rnu\"\ndid you mean \"run\"?\n"},
 		{[]string{"cancelall"}, "mmbot: unknown command \"cancelall\"\ndid you mean \"cancel-all\"?\n"},
 		{[]string{"or"}, "mmbot: unknown command \"or\"\ndid you mean one of \"order\", \"orders\"?\n"},
+		{[]string{"pnl"}, "mmbot: unknown command \"pnl\"\ndid you mean \"statement\"?\n"},
 		{[]string{"xyzzy", "--json"}, "mmbot: unknown command \"xyzzy\"\nrun 'mmbot --help' for the commands\n"},
 		{[]string{"rnu", "--dry-run"}, "mmbot: unknown command \"rnu\"\ndid you mean \"run\"?\n"},
 		{[]string{"order", "sgin"}, "mmbot order: unknown order subcommand \"sgin\"\ndid you mean \"sign\"?\n"},
+		{[]string{"config", "chekc"}, "mmbot config: unknown config subcommand \"chekc\"\ndid you mean \"check\"?\n"},
+		{[]string{"config"}, "mmbot config: config needs a subcommand: check\n"},
 		{[]string{"completion", "bassh"}, "mmbot completion: unknown completion subcommand \"bassh\"\ndid you mean \"bash\"?\n"},
 		{[]string{"completion"}, "mmbot completion: completion needs a shell: bash, zsh, fish or powershell\n"},
 	}
@@ -217,11 +224,11 @@ func TestConfigFlagsThroughCobra(t *testing.T) {
 		{[]string{"MMBOT_STATE_PATH=env.db"}, []string{"--state-path", "flag.db"}, "warn", "flag.db"},
 		{[]string{"MMBOT_STATE_PATH=env.db"}, []string{"--log-format", "json"}, "warn", "env.db"},
 	}
-	for _, name := range []string{"run", "backtest", "record", "cancel-all"} {
+	for _, name := range []string{"run", "backtest", "record", "cancel-all", "config check"} {
 		for _, c := range cases {
 			e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, environ: c.environ}
 			root := newRootCmd(e)
-			cmd, _, err := root.Find([]string{name})
+			cmd, _, err := root.Find(strings.Fields(name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +237,7 @@ func TestConfigFlagsThroughCobra(t *testing.T) {
 				cfg, err = configs.Load(configs.LoadOptions{Environ: e.environ, Flags: cmd.Flags()})
 				return err
 			}
-			args := append([]string{name, "-c", file}, c.args...)
+			args := append(append(strings.Fields(name), "-c", file), c.args...)
 			if _, err := execute(e, root, args); err != nil {
 				t.Fatalf("%q: %v", args, err)
 			}
@@ -270,7 +277,7 @@ func TestCompletion(t *testing.T) {
 		return w
 	}
 	cmds := strings.Join(words(""), " ")
-	for _, name := range []string{"run", "backtest", "record", "sim", "markets", "orders", "cancel-all", "order", "version", "completion", "help"} {
+	for _, name := range []string{"run", "config", "backtest", "record", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion", "help"} {
 		if !strings.Contains(" "+cmds+" ", " "+name+" ") {
 			t.Errorf("completing a command: %q lacks %s", cmds, name)
 		}
@@ -280,6 +287,7 @@ func TestCompletion(t *testing.T) {
 		want string
 	}{
 		{[]string{"order", ""}, "sign verify"},
+		{[]string{"config", ""}, "check"},
 		{[]string{"run", "--st"}, "--state-path --status"},
 		{[]string{"run", "--status", ""}, "auto on off"},
 		{[]string{"backtest", "--fill-model", ""}, "queue conservative optimistic"},

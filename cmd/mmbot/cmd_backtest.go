@@ -290,7 +290,7 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 	}
 	kill, err := risk.NewKillSwitch(killConfig(&cfg.Risk))
 	if err != nil {
-		return nil, fmt.Errorf("risk: %w", err)
+		return nil, err // "risk: kill switch: ..."
 	}
 	limits := clientLimits(&cfg.Exchange.Limits)
 	lc := loopConfig(cfg, markets, params, est, kill)

@@ -102,7 +102,7 @@ func progressText(read, total, events int64, elapsed time.Duration, bar bool) st
 	}
 	if frac > 0 && frac < 1 {
 		eta := time.Duration(float64(elapsed) * (1 - frac) / frac)
-		fmt.Fprintf(&b, "  ETA %s", eta.Round(time.Second))
+		fmt.Fprintf(&b, "  ETA %s", span(eta))
 	}
 	return b.String()
 }

@@ -70,10 +70,6 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	if err != nil {
 		return err
 	}
-	client, err := newClient(cfg, exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}, l2, (&observer{log: log}).clientObserver())
-	if err != nil {
-		return fmt.Errorf("exchange client: %w", err)
-	}
 	store, err := state.Open(cfg.State.Path, state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: sgn.Address()})
 	if err != nil {
 		if errors.Is(err, state.ErrLocked) {
@@ -82,19 +78,36 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 		return fmt.Errorf("state journal: %w", err)
 	}
 	defer store.Close()
+	// The daemon's rate-limit record: its requests still count at the
+	// exchange, and this command's count for its successor.
+	urls, _, err := configuredURLs(cfg)
+	if err != nil {
+		return err
+	}
+	client, err := newClient(cfg, urls, l2, (&observer{log: log}).clientObserver(), spentOptions(store, log)...)
+	if err != nil {
+		return fmt.Errorf("exchange client: %w", err)
+	}
+	saver, err := startSpentSaver(client, store, log)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(e.ctx, *timeout)
 	defer cancel()
 	tally, err := loop.CancelAll(ctx, client, journal{store}, exchange.SystemClock{}, log)
+	if rerr := saver.retire(); rerr != nil {
+		log.Error().Err(rerr).Msg("cancel-all")
+	}
 	fmt.Fprintf(e.stdout, "cancelled %d orders (%d cancels failed); %d fills found while reconciling\n", tally.Cancelled, tally.CancelFailed, tally.Fills)
 	if err != nil {
-		return fmt.Errorf("cancel-all: %w", err)
+		return err // "mmbot cancel-all: " says the rest
 	}
 	left, err := store.NonFinalOrders()
 	if err != nil {
 		return err
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("cancel-all: %d orders are still not confirmed final; run it again", len(left))
+		return fmt.Errorf("%d orders are still not confirmed final; run it again", len(left))
 	}
 	fmt.Fprintln(e.stdout, "no live orders left")
 	return nil

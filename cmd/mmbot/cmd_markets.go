@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -14,15 +15,16 @@ import (
 )
 
 const marketsLong = `Lists the order-book API's markets (GET /markets, every page) with their
-trading parameters: tick size, minimum order size, neg_risk, the reward
-terms (rewards.min_size in shares, rewards.max_spread in cents, the sum of
-the daily reward rates) and whether the market accepts orders. --json
-prints the full market records instead.
+trading parameters: the whole condition id (ready for markets.condition_ids),
+tick size, minimum order size, neg_risk, the reward terms (rewards.min_size
+in shares, rewards.max_spread in cents, the sum of the daily reward rates),
+whether the market accepts orders, and the question. --json prints the full
+market records instead.
 
 The base addresses default to $MMBOT_EXCHANGE_CLOB_URL and
 $MMBOT_EXCHANGE_CATALOG_URL.`
 
-const marketsExample = `  mmbot markets --clob-url http://127.0.0.1:PORT/clob    # the simulated exchange of mmbot sim
+const marketsExample = `  mmbot markets --clob-url http://127.0.0.1:8080/clob    # the simulated exchange of mmbot sim
   mmbot markets --active-only --limit 20
   mmbot markets --json | jq '.[] | select(.neg_risk)'`
 
@@ -67,8 +69,12 @@ func listMarkets(e *env, f marketsFlags) error {
 	if f.limit < 0 {
 		return usagef("--limit %d: want 0 or more", f.limit)
 	}
+	// A wait is never silent: each retry says why and for how long.
+	retried := func(endpoint string, attempt int, delay time.Duration, err error) {
+		fmt.Fprintf(e.stderr, "mmbot markets: %s failed (attempt %d: %v); retrying in %s\n", endpoint, attempt, err, delay.Round(time.Millisecond))
+	}
 	client, err := exchange.NewClient(exchange.Endpoints{Catalog: f.catalogURL, CLOB: f.clobURL},
-		exchange.WithUserAgent("mmbot/"+version))
+		exchange.WithUserAgent("mmbot/"+version), exchange.WithObserver(exchange.Observer{Retry: retried}))
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -96,31 +102,27 @@ func listMarkets(e *env, f marketsFlags) error {
 	return printMarkets(e.stdout, list)
 }
 
-// printMarkets writes the aligned table.
+// marketsQuestionWidth is where the question, the last column, is cut.
+const marketsQuestionWidth = 40
+
+// printMarkets writes the aligned table. The condition id is whole, so that
+// it can be pasted into markets.condition_ids; the question comes last, so
+// that a narrow terminal wraps only it.
 func printMarkets(w io.Writer, list []exchange.Market) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONDITION\tQUESTION\tTICK\tMIN SIZE\tNEG RISK\tRWD MIN SIZE\tMAX SPREAD\tDAILY RATE\tACCEPTING")
+	fmt.Fprintln(tw, "CONDITION ID\tTICK\tMIN SIZE\tNEG RISK\tRWD MIN SIZE\tMAX SPREAD\tDAILY RATE\tACCEPTING\tQUESTION")
 	for i := range list {
 		m := &list[i]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			marketsShorten(m.ConditionID, 10, 4), marketsTruncate(marketsOneLine(m.Question), 48),
-			m.MinimumTickSize.String(), m.MinimumOrderSize.String(), marketsYesNo(m.NegRisk),
+			m.ConditionID, m.MinimumTickSize.String(), m.MinimumOrderSize.String(), marketsYesNo(m.NegRisk),
 			m.Rewards.MinSize.String(), m.Rewards.MaxSpread.String(), m.Rewards.DailyRate().String(),
-			marketsYesNo(m.AcceptingOrders))
+			marketsYesNo(m.AcceptingOrders), marketsTruncate(marketsOneLine(m.Question), marketsQuestionWidth))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d markets\n", len(list))
+	_, err := fmt.Fprintln(w, plural(len(list), "market"))
 	return err
-}
-
-// marketsShorten keeps the first head and last tail characters of an id.
-func marketsShorten(s string, head, tail int) string {
-	if len(s) <= head+tail+1 {
-		return s
-	}
-	return s[:head] + "…" + s[len(s)-tail:]
 }
 
 // marketsTruncate cuts s to at most n runes, marking the cut with an ellipsis.

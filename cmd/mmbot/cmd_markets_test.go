@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/exchange"
 )
 
@@ -68,10 +69,10 @@ func TestMarketsTable(t *testing.T) {
 		{
 			name: "all pages",
 			args: []string{"--clob-url", base + "/clob"},
-			want: `CONDITION        QUESTION                                          TICK    MIN SIZE  NEG RISK  RWD MIN SIZE  MAX SPREAD  DAILY RATE  ACCEPTING
-0x5f0c3c0b…f6a7  Will it rain in Paris on June 30?                 0.01    5         no        50            3.5         25.5        yes
-0xclosed         Closed market with breaks                         0.001   10        yes       0             0           0           no
-0xc3             A very long question that goes on and on well p…  0.0001  1         yes       5             1           1           no
+			want: `CONDITION ID                                                        TICK    MIN SIZE  NEG RISK  RWD MIN SIZE  MAX SPREAD  DAILY RATE  ACCEPTING  QUESTION
+0x5f0c3c0b0d3b7c7a2f8e1b7a0f58b1d7e2c3f4a5b6c7d8e9f0a1b2c3d4e5f6a7  0.01    5         no        50            3.5         25.5        yes        Will it rain in Paris on June 30?
+0xclosed                                                            0.001   10        yes       0             0           0           no         Closed market with breaks
+0xc3                                                                0.0001  1         yes       5             1           1           no         A very long question that goes on and o…
 3 markets
 `,
 		},
@@ -79,18 +80,18 @@ func TestMarketsTable(t *testing.T) {
 			name: "active only, url from the environment",
 			args: []string{"--active-only"},
 			vars: map[string]string{"MMBOT_EXCHANGE_CLOB_URL": base + "/clob", "MMBOT_EXCHANGE_CATALOG_URL": base + "/catalog"},
-			want: `CONDITION        QUESTION                                          TICK    MIN SIZE  NEG RISK  RWD MIN SIZE  MAX SPREAD  DAILY RATE  ACCEPTING
-0x5f0c3c0b…f6a7  Will it rain in Paris on June 30?                 0.01    5         no        50            3.5         25.5        yes
-0xc3             A very long question that goes on and on well p…  0.0001  1         yes       5             1           1           no
+			want: `CONDITION ID                                                        TICK    MIN SIZE  NEG RISK  RWD MIN SIZE  MAX SPREAD  DAILY RATE  ACCEPTING  QUESTION
+0x5f0c3c0b0d3b7c7a2f8e1b7a0f58b1d7e2c3f4a5b6c7d8e9f0a1b2c3d4e5f6a7  0.01    5         no        50            3.5         25.5        yes        Will it rain in Paris on June 30?
+0xc3                                                                0.0001  1         yes       5             1           1           no         A very long question that goes on and o…
 2 markets
 `,
 		},
 		{
 			name: "limit",
 			args: []string{"--clob-url", base + "/clob", "--catalog-url", base + "/catalog", "--limit", "1"},
-			want: `CONDITION        QUESTION                           TICK  MIN SIZE  NEG RISK  RWD MIN SIZE  MAX SPREAD  DAILY RATE  ACCEPTING
-0x5f0c3c0b…f6a7  Will it rain in Paris on June 30?  0.01  5         no        50            3.5         25.5        yes
-1 markets
+			want: `CONDITION ID                                                        TICK  MIN SIZE  NEG RISK  RWD MIN SIZE  MAX SPREAD  DAILY RATE  ACCEPTING  QUESTION
+0x5f0c3c0b0d3b7c7a2f8e1b7a0f58b1d7e2c3f4a5b6c7d8e9f0a1b2c3d4e5f6a7  0.01  5         no        50            3.5         25.5        yes        Will it rain in Paris on June 30?
+1 market
 `,
 		},
 	}
@@ -102,6 +103,14 @@ func TestMarketsTable(t *testing.T) {
 			}
 			if out.String() != tt.want {
 				t.Errorf("output:\n%s\nwant:\n%s", out.String(), tt.want)
+			}
+			// The first column is the whole id: it pastes into the config.
+			for _, line := range strings.Split(out.String(), "\n")[1:] {
+				if id, _, _ := strings.Cut(line, " "); strings.HasPrefix(id, "0x5f") {
+					if _, err := configs.Load(configs.LoadOptions{Environ: []string{"MMBOT_EXCHANGE_EMBEDDED_SIM=true", "MMBOT_MARKETS_CONDITION_IDS=" + id}}); err != nil {
+						t.Errorf("the id %q does not load as markets.condition_ids: %v", id, err)
+					}
+				}
 			}
 		})
 	}
@@ -171,5 +180,32 @@ func TestMarketsErrors(t *testing.T) {
 	e, _, errb := marketsEnv(nil)
 	if err := cmdMarkets(e, []string{"--help"}); err != nil || !strings.Contains(errb.String(), "--active-only") {
 		t.Errorf("--help: %v, %q", err, errb.String())
+	}
+}
+
+// TestMarketsSaysWhyItWaits: a throttled page is retried after its
+// Retry-After, and the wait is said on stderr, not silent.
+func TestMarketsSaysWhyItWaits(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		if n == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = io.WriteString(w, `{"error":"slow down"}`)
+			return
+		}
+		_, _ = io.WriteString(w, marketsPages["Mg=="])
+	}))
+	defer srv.Close()
+	e, out, errb := marketsEnv(nil)
+	if err := listMarkets(e, marketsFlags{clobURL: srv.URL + "/clob"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "0xc3") {
+		t.Errorf("stdout %q", out.String())
+	}
+	if s := errb.String(); !strings.Contains(s, "GET /markets failed") || !strings.Contains(s, "429") || !strings.Contains(s, "retrying in 1s") {
+		t.Errorf("stderr %q does not say why and how long it waits", s)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/state"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 const ordersLong = `Lists the orders in the state journal, oldest first: by default the open
@@ -131,24 +132,26 @@ func writeOrdersJSON(w io.Writer, orders []state.Order) error {
 	return enc.Encode(orders)
 }
 
-// writeOrdersTable prints one aligned row per order with shortened ids.
+// writeOrdersTable prints one aligned row per order with shortened ids: the
+// order's hash (which is its exchange id; an exchange id that differs is
+// shown after it), its market and outcome.
 func writeOrdersTable(w io.Writer, orders []state.Order, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HASH\tEXCHANGE ID\tTOKEN\tSIDE\tPRICE\tSIZE\tMATCHED\tSTATE\tAGE")
+	fmt.Fprintln(tw, "HASH\tMARKET\tOUTCOME\tSIDE\tPRICE\tSIZE\tMATCHED\tSTATE\tAGE")
 	for i := range orders {
 		o := &orders[i]
-		xid := o.ExchangeID
-		if xid == "" {
-			xid = "-"
+		id := ordersShortID(o.Hash)
+		if o.ExchangeID != "" && !strings.EqualFold(o.ExchangeID, o.Hash) {
+			id += " (id " + ordersShortID(o.ExchangeID) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			ordersShortID(o.Hash), ordersShortID(xid), ordersShortID(o.TokenID), o.Side,
+			id, ordersShortID(o.ConditionID), strategy.Outcome(o.Outcome), o.Side,
 			o.Price.String(), o.Size.String(), o.SizeMatched.String(), o.State, ordersAge(now.Sub(o.CreatedAt)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d orders\n", len(orders))
+	_, err := fmt.Fprintln(w, plural(len(orders), "order"))
 	return err
 }
 

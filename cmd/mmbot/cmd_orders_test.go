@@ -20,6 +20,8 @@ import (
 
 var ordersNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
+const ordersMarket = "0x5f0c3c0b0d3b7c7a2f8e1b7a0f58b1d7e2c3f4a5b6c7d8e9f0a1b2c3d4e5f6a7"
+
 const ordersToken = "71321045679252212594626385532706912750332728571942532289631379312455583992563"
 
 // ordersJournal writes a journal with one order in each of five states and
@@ -39,9 +41,9 @@ func ordersJournal(t *testing.T) (string, *state.Store) {
 		age     time.Duration
 	}{
 		{state.Intent, "", "0", 5 * time.Second},
-		{state.Live, "0xfeed0000000000000000000000000000000000000000000000000000000000aa", "0", 90 * time.Second},
+		{state.Live, "hash", "0", 90 * time.Second}, // the exchange's id is the hash
 		{state.PartiallyFilled, "ord-17", "2.5", 3*time.Hour + 4*time.Minute},
-		{state.Filled, "ord-9", "10", 50 * time.Hour},
+		{state.Filled, "0xfeed0000000000000000000000000000000000000000000000000000000000aa", "10", 50 * time.Hour},
 		{state.Failed, "", "0", 51 * time.Hour},
 	}
 	err = s.Update(func(tx *state.Tx) error {
@@ -51,7 +53,7 @@ func ordersJournal(t *testing.T) (string, *state.Store) {
 				side = exchange.Sell
 			}
 			o := state.Order{
-				Hash: fmt.Sprintf("0x%02x%062x", i+1, i+1), ConditionID: "0xcond", TokenID: ordersToken,
+				Hash: fmt.Sprintf("0x%02x%062x", i+1, i+1), ConditionID: ordersMarket, TokenID: ordersToken, Outcome: i % 2,
 				Side: side, Price: decimal.RequireFromString("0.47"), Size: decimal.RequireFromString("10"),
 				OrderType: exchange.GTC, Salt: fmt.Sprint(42 + i), CreatedAt: ordersNow.Add(-r.age),
 				Item: exchange.PlacementItem{OrderType: exchange.GTC, Owner: "11111111-2222-3333-4444-555555555555",
@@ -62,7 +64,11 @@ func ordersJournal(t *testing.T) (string, *state.Store) {
 			}
 			if r.state != state.Intent {
 				m := decimal.RequireFromString(r.matched)
-				if err := tx.ApplyResult(o.Hash, r.xid, r.state, m, "", o.CreatedAt); err != nil {
+				xid := r.xid
+				if xid == "hash" {
+					xid = o.Hash
+				}
+				if err := tx.ApplyResult(o.Hash, xid, r.state, m, "", o.CreatedAt); err != nil {
 					return err
 				}
 			}
@@ -96,13 +102,13 @@ func TestOrdersTable(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	const header = "HASH              EXCHANGE ID       TOKEN           SIDE  PRICE  SIZE  MATCHED  STATE             AGE\n"
+	const header = "HASH                          MARKET            OUTCOME  SIDE  PRICE  SIZE  MATCHED  STATE             AGE\n"
 	var (
-		failed  = "0x05000000..0005  -                 71321045..2563  BUY   0.47   10    0        failed            2d03h\n"
-		filled  = "0x04000000..0004  ord-9             71321045..2563  SELL  0.47   10    10       filled            2d02h\n"
-		partial = "0x03000000..0003  ord-17            71321045..2563  BUY   0.47   10    2.5      partially_filled  3h04m\n"
-		live    = "0x02000000..0002  0xfeed0000..00aa  71321045..2563  SELL  0.47   10    0        live              1m30s\n"
-		intent  = "0x01000000..0001  -                 71321045..2563  BUY   0.47   10    0        intent            5s\n"
+		failed  = "0x05000000..0005                0x5f0c3c0b..f6a7  YES      BUY   0.47   10    0        failed            2d03h\n"
+		filled  = "0x04000000..0004 (id 0xfeed0000..00aa)  0x5f0c3c0b..f6a7  NO  SELL  0.47   10    10       filled            2d02h\n"
+		partial = "0x03000000..0003 (id ord-17)  0x5f0c3c0b..f6a7  YES      BUY   0.47   10    2.5      partially_filled  3h04m\n"
+		live    = "0x02000000..0002              0x5f0c3c0b..f6a7  NO       SELL  0.47   10    0        live              1m30s\n"
+		intent  = "0x01000000..0001              0x5f0c3c0b..f6a7  YES      BUY   0.47   10    0        intent            5s\n"
 	)
 	cases := []struct {
 		name string
@@ -114,6 +120,7 @@ func TestOrdersTable(t *testing.T) {
 		{"filter", []string{"--state-filter", "live,intent"}, header + live + intent + "2 orders\n"},
 		{"filter repeated, any case", []string{"--state-filter=FILLED", "--state-filter", "failed"}, header + failed + filled + "2 orders\n"},
 		{"filter matching nothing", []string{"--state-filter", "canceled"}, header + "0 orders\n"},
+		{"one", []string{"--state-filter", "intent"}, header + intent + "1 order\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

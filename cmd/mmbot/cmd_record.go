@@ -87,7 +87,7 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}
-	markets, err := selectMarkets(ctx, client, &cfg.Markets)
+	markets, err := selectMarkets(ctx, client, &cfg.Markets, obs.marketRefused)
 	if err != nil {
 		return err
 	}
@@ -113,8 +113,10 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 		defer cancel()
 	}
 	start := time.Now()
+	// The compressed size lags by what gzip buffers (0 B for the first tens
+	// of KiB): progress shows the size of the JSON lines written.
 	stopProgress := showProgress(runCtx, e.stderr, isTerminal(e.stderr), func() string {
-		return progressLine(rec.Stats(), w.Bytes(), time.Since(start))
+		return progressLine(rec.Stats(), w.DataBytes(), time.Since(start))
 	}, func(s string) { log.Info().Msg(s) })
 	runErr := rec.Run(runCtx)
 	stopProgress()
@@ -126,7 +128,7 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 		return err
 	}
 	st := rec.Stats()
-	fmt.Fprintf(e.stdout, "recorded %s to %s\n", progressLine(st, w.Bytes(), time.Since(start)), rf.out)
+	fmt.Fprintf(e.stdout, "recorded %s to %s (%s gzipped)\n", progressLine(st, w.DataBytes(), time.Since(start)), rf.out, humanBytes(w.Bytes()))
 	if st.Errors > 0 || st.Gaps > 0 || st.Dropped > 0 || st.Skipped > 0 {
 		fmt.Fprintf(e.stdout, "  %d failed reads, %d trade reads that may have missed trades, %d markets dropped, %d events skipped\n",
 			st.Errors, st.Gaps, st.Dropped, st.Skipped)
@@ -142,10 +144,11 @@ func recordMarket(m strategy.Market) recorder.Market {
 		Rewards: m.Rewards}
 }
 
-// progressLine describes the recording so far.
-func progressLine(st recorder.Stats, bytes int64, elapsed time.Duration) string {
-	return fmt.Sprintf("%d events (%d books, %d trades, %d meta), %s, %s", st.Events, st.Books, st.Trades, st.Metas,
-		humanBytes(bytes), elapsed.Round(time.Second))
+// progressLine describes the recording so far; data is the size of the
+// JSON lines written (before compression).
+func progressLine(st recorder.Stats, data int64, elapsed time.Duration) string {
+	return fmt.Sprintf("%d events (%d books, %d trades, %d meta), %s of JSON, %s", st.Events, st.Books, st.Trades, st.Metas,
+		humanBytes(data), span(elapsed))
 }
 
 func humanBytes(n int64) string {

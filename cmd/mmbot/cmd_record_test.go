@@ -94,6 +94,15 @@ func TestRecordCommand(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), "recorded ") || !strings.Contains(stdout.String(), " to "+out) {
 		t.Errorf("stdout %q", stdout.String())
 	}
+	// The sizes are true: JSON written (never "0 B"), the file's size gzipped.
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stdout.String(), " 0 B") || !strings.Contains(stdout.String(), " of JSON, ") ||
+		!strings.Contains(stdout.String(), " to "+out+" ("+humanBytes(fi.Size())+" gzipped)\n") {
+		t.Errorf("stdout %q: want the JSON size and the file's size, %s", stdout.String(), humanBytes(fi.Size()))
+	}
 	if strings.Contains(stdout.String(), "failed reads") {
 		t.Errorf("reads failed: %s\n%s", stdout.String(), stderr.String())
 	}
@@ -203,10 +212,10 @@ func TestProgressLine(t *testing.T) {
 		bytes int64
 		want  string
 	}{
-		{512, "12 events (8 books, 2 trades, 2 meta), 512 B, 1m5s"},
-		{3 << 19, "12 events (8 books, 2 trades, 2 meta), 1.5 MiB, 1m5s"},
-		{2048, "12 events (8 books, 2 trades, 2 meta), 2.0 KiB, 1m5s"},
-		{5 << 30, "12 events (8 books, 2 trades, 2 meta), 5.0 GiB, 1m5s"},
+		{512, "12 events (8 books, 2 trades, 2 meta), 512 B of JSON, 1m5s"},
+		{3 << 19, "12 events (8 books, 2 trades, 2 meta), 1.5 MiB of JSON, 1m5s"},
+		{2048, "12 events (8 books, 2 trades, 2 meta), 2.0 KiB of JSON, 1m5s"},
+		{5 << 30, "12 events (8 books, 2 trades, 2 meta), 5.0 GiB of JSON, 1m5s"},
 	} {
 		if got := progressLine(st, c.bytes, 65*time.Second+300*time.Millisecond); got != c.want {
 			t.Errorf("progressLine = %q, want %q", got, c.want)

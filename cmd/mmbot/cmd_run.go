@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,6 +22,7 @@ import (
 	"github.com/mmbot/mmbot/internal/sdnotify"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/state"
+	"github.com/mmbot/mmbot/strategy"
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
@@ -37,8 +37,10 @@ type runFlags struct {
 const runLong = `Runs the daemon: it reconciles the state journal with the exchange, then
 quotes both sides of the configured markets every strategy.cycle, inside the
 risk limits, until SIGTERM or SIGINT (or --duration), when it cancels every
-live order and prints a summary. Against the configured exchange URLs, or
-against the simulated exchange started in-process (exchange.embedded_sim).
+live order and prints a summary. Against the configured exchange URLs (an
+empty one is taken from account.credentials_file, where mmbot sim writes
+its own), or against the simulated exchange started in-process
+(exchange.embedded_sim).
 SIGHUP reloads the [strategy] and [risk] parameters; SIGUSR1 resets a
 tripped kill switch. docs/daemon.md describes the loop, docs/operations.md
 running it under systemd.
@@ -123,6 +125,7 @@ type daemon struct {
 	loop   *loop.Loop
 	kill   *risk.KillSwitch
 	health *metrics.Health
+	status *statusSource
 	notify *sdnotify.Notifier
 	start  time.Time
 }
@@ -149,7 +152,10 @@ func (d *daemon) run() error {
 	defer stopExchange()
 	if cfg.Exchange.EmbeddedSim {
 		log.Info().Str("clob", urls.CLOB).Str("data", urls.Data).Str("catalog", urls.Catalog).Msg("embedded simulated exchange started")
-	} else if !d.flags.dryRun {
+	} else {
+		log.Info().Str("clob", safeURL(urls.CLOB)).Str("data", safeURL(urls.Data)).Str("catalog", safeURL(urls.Catalog)).Msg("exchange")
+	}
+	if !cfg.Exchange.EmbeddedSim && !d.flags.dryRun {
 		acct, err = loadAccount(cfg, e.getenv, func(w string) { log.Warn().Msg(w) })
 		if err != nil {
 			return err
@@ -164,30 +170,66 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
-	d.client, err = newClient(cfg, urls, d.authFor(l2), d.obs.clientObserver())
+
+	// The journal, before the client: the client's rate-limit buckets
+	// start from what the previous process spent (wire_ratespent.go).
+	store, err := state.Open(d.statePath(), state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: sgn.Address()})
+	if err != nil {
+		return fmt.Errorf("state journal: %w", err)
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error().Err(err).Msg("closing the journal")
+		}
+	}()
+
+	d.client, err = newClient(cfg, urls, d.authFor(l2), d.obs.clientObserver(), spentOptions(store, log)...)
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}
+	saver, err := startSpentSaver(d.client, store, log)
+	if err != nil {
+		return err
+	}
+	defer func() { // after the shutdown's cancels: nothing is sent any more
+		if err := saver.retire(); err != nil {
+			log.Error().Err(err).Msg("stopping")
+		}
+	}()
 	d.obs.buckets = d.client.Buckets
+	d.status = newStatusSource(time.Now(), d.flags.dryRun, d.health, d.obs, d.client.Buckets, cfg.Risk.MaxCollateralAtRisk)
 	log.Info().Str("address", sgn.Address()).Str("maker", sgn.Maker()).Int("signature_type", acct.sigType).Msg("account")
 
 	// Metrics.
 	if cfg.Metrics.Enabled {
-		reg := prometheus.NewRegistry()
-		m, err := metrics.New(reg)
+		reg, m, err := metrics.NewRegistry()
 		if err != nil {
 			return err
 		}
 		d.obs.m = m
-		addr, stopMetrics, err := metrics.Serve(sigCtx, cfg.Metrics.Listen, cfg.Metrics.AllowPublic, metrics.Handler(reg, d.health))
+		m.LastCycle.Set(unixSeconds(d.start)) // until the first cycle: "no completed cycle since the start"
+		addr, stopMetrics, err := metrics.Serve(sigCtx, cfg.Metrics.Listen, cfg.Metrics.AllowPublic, metrics.Handler(reg, d.health, d.status.route()))
 		if err != nil {
 			return err
 		}
 		defer stopMetrics()
-		log.Info().Str("listen", "http://"+addr.String()).Msg("metrics, /healthz and /readyz")
+		log.Info().Str("listen", "http://"+addr.String()).Str("status", "mmbot status --addr "+addr.String()).Msg("metrics, /healthz and /readyz")
 	}
 
-	markets, err := selectMarkets(sigCtx, d.client, &cfg.Markets)
+	// Market selection is the first call to the exchange: when it cannot be
+	// reached, wait for it (not ready; SIGTERM ends the wait and exits 0).
+	var markets []strategy.Market
+	d.health.SetReady(false, "waiting for the exchange")
+	err = d.startRetry().do(sigCtx, "market selection", func(ctx context.Context) error {
+		var err error
+		markets, err = selectMarkets(ctx, d.client, &cfg.Markets, d.obs.marketRefused)
+		return err
+	})
+	if sigCtx.Err() != nil {
+		_ = notify.Stopping()
+		log.Info().Err(err).Msg("stopped while waiting for the exchange: nothing was quoted")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -200,25 +242,18 @@ func (d *daemon) run() error {
 		return err
 	}
 
-	// The journal.
-	store, err := state.Open(d.statePath(), state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: sgn.Address()})
-	if err != nil {
-		return fmt.Errorf("state journal: %w", err)
-	}
-	defer func() {
-		if err := store.Close(); err != nil {
-			log.Error().Err(err).Msg("closing the journal")
-		}
-	}()
-
 	params, est, err := strategyParams(cfg)
 	if err != nil {
 		return err
 	}
 	d.kill, err = risk.NewKillSwitch(killConfig(&cfg.Risk))
 	if err != nil {
-		return fmt.Errorf("risk: %w", err)
+		return err // "risk: kill switch: ..."
 	}
+	d.obs.watchRisk(d.kill, &cfg.Risk)
+	d.status.kill.Store(d.kill)
+	// A long throttle on cancels trips it (the client's observer tells).
+	d.obs.cancelKill.Store(d.kill)
 	cp, err := parseCrashpoint(e.getenv(crashpointEnv)) // a test hook; unset wraps nothing
 	if err != nil {
 		return err
@@ -233,6 +268,7 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
+	d.status.loop.Store(d.loop)
 	gc := d.guard
 	gc.Observe = d.onGuard
 	guard, err := loop.NewGuard(d.loop, gc)
@@ -281,10 +317,23 @@ func (d *daemon) run() error {
 	return nil
 }
 
+// startRetry is the wait for an exchange that cannot be reached at start,
+// as [exchange.start_retry] configures it.
+func (d *daemon) startRetry() *startRetry {
+	s := &d.cfg.Exchange.StartRetry
+	return &startRetry{base: s.BaseDelay.Std(), max: s.MaxDelay.Std(), giveUp: s.GiveUpAfter.Std(), clock: exchange.SystemClock{}, log: d.log,
+		status: func(msg string) {
+			_ = d.notify.Status(msg)
+			d.health.SetReady(false, msg)
+		},
+		extend: func(t time.Duration) { _ = d.notify.ExtendTimeout(t) }}
+}
+
 // onCycle runs after every cycle: the watchdog is petted only while cycles
 // complete, readiness follows the kill switch.
 func (d *daemon) onCycle(err error) {
 	st := d.loop.Status()
+	d.status.sample(time.Now())
 	if err == nil {
 		_ = d.notify.Watchdog()
 	}
@@ -344,11 +393,12 @@ func (d *daemon) reloadParams() {
 		d.log.Error().Err(err).Msg("SIGHUP: new strategy parameters rejected; keeping the old ones")
 		return
 	}
+	d.status.setLimit(cfg.Risk.MaxCollateralAtRisk)
 	d.log.Info().Msg("SIGHUP: strategy parameters will apply from the next cycle")
 }
 
 // showStatus prints the status table every 5 seconds on stdout when it is
-// a terminal (or --status on).
+// a terminal (or --status on): the table of `mmbot status`.
 func (d *daemon) showStatus(ctx context.Context) func() {
 	on := d.flags.status == "on" || (d.flags.status == "auto" && isTerminal(d.e.stdout))
 	if !on {
@@ -367,7 +417,9 @@ func (d *daemon) showStatus(ctx context.Context) func() {
 			case <-done:
 				return
 			case <-t.C:
-				printStatus(d.e.stdout, d.loop.Status(), time.Since(d.start), d.client.Limits(), d.obs.got429.Load())
+				doc := d.status.doc(time.Now())
+				fmt.Fprintln(d.e.stdout)
+				_ = writeStatusTable(d.e.stdout, &doc, time.Local)
 			}
 		}
 	}()
@@ -381,7 +433,7 @@ func (d *daemon) showStatus(ctx context.Context) func() {
 func (d *daemon) summary() {
 	st := d.loop.Status()
 	t := st.Tally
-	fmt.Fprintf(d.e.stdout, "\nsummary: %s, %d markets, %d cycles\n", time.Since(d.start).Round(time.Second), len(st.Markets), t.Cycles)
+	fmt.Fprintf(d.e.stdout, "\nsummary: %s, %d markets, %d cycles\n", span(time.Since(d.start)), len(st.Markets), t.Cycles)
 	d.paperSummary(d.e.stdout)
 	fmt.Fprintf(d.e.stdout, "  fills %d, volume %s shares, notional %s\n", t.Fills, t.Volume.StringFixed(2), t.Notional.StringFixed(2))
 	fmt.Fprintf(d.e.stdout, "  pnl %s marked, %s realized\n", signed(t.MarkedPnL), signed(t.RealizedPnL))

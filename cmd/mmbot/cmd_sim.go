@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,19 +18,27 @@ import (
 	"github.com/mmbot/mmbot/exchange/sim/catalog"
 )
 
-const simLong = `Runs the simulated exchange on one loopback listener: the data, catalog and
-order-book APIs under /data, /catalog and /clob. It creates --accounts
-funded accounts (fresh keys) plus one per --address (keys you hold), writes
-their API credentials (and generated private keys) to --creds-out with mode
-0600, prints the three base URLs and the file's path, and runs until
-SIGINT or SIGTERM. With --record it also writes its own books and trades
-to a recording (docs/data-format.md), committed on shutdown.
-docs/simulator.md describes every flag.`
+const simLong = `Runs the simulated exchange on one loopback listener, by default
+` + simDefaultAddr + ` (the address configs/mmbot.example.toml points at): the
+data, catalog and order-book APIs under /data, /catalog and /clob. It
+creates --accounts funded accounts (fresh keys) plus one per --address (keys
+you hold), writes their API credentials (and generated private keys) and
+the three base URLs to --creds-out with mode 0600, prints the URLs and the
+file's path, and runs until SIGINT or SIGTERM. A config whose
+account.credentials_file is that file trades as its first account, and
+takes from it the URLs the config leaves empty. With --record it also
+writes its own books and trades to a recording (docs/data-format.md),
+committed on shutdown. docs/simulator.md describes every flag.`
 
-const simExample = `  mmbot sim --accounts 2 --creds-out /tmp/creds.json
+const simExample = `  mmbot sim    # on ` + simDefaultAddr + `, one account in sim-creds.json
+  mmbot sim --addr 127.0.0.1:0 --accounts 2 --creds-out /tmp/creds.json    # any free port
   mmbot sim --markets 6 --record rec.jsonl.gz    # Ctrl-C after a few minutes, then mmbot backtest
   mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m
   mmbot sim --stall "POST /books" --stall-after 12s     # books never answer from second 12 on`
+
+// simDefaultAddr is where mmbot sim listens by default: the address of the
+// URLs in configs/mmbot.example.toml, so that the example works as it is.
+const simDefaultAddr = "127.0.0.1:8080"
 
 // simFlags are the parsed flags of mmbot sim.
 type simFlags struct {
@@ -45,10 +54,13 @@ type simFlags struct {
 	faultDelay, maintenanceAfter, maintenanceSpan time.Duration
 	stall                                         []string
 	stallAfter, stallSpan                         time.Duration
+	garbageRate                                   float64
+	garbageKind                                   string
+	garbageMarkets                                []string
 }
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "listen `address` (loopback only unless --allow-public)")
+	fs.StringVar(&f.addr, "addr", simDefaultAddr, "listen `address` (loopback only unless --allow-public; 127.0.0.1:0: any free port)")
 	fs.BoolVar(&f.allowPublic, "allow-public", false, "allow a non-loopback listen address")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the catalog, the flow and the faults")
 	fs.IntVar(&f.markets, "markets", 20, "number of generated markets")
@@ -77,6 +89,9 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.stall, "stall", nil, `hold requests to this endpoint without an answer, e.g. "POST /books" (repeatable)`)
 	fs.DurationVar(&f.stallAfter, "stall-after", 0, "start stalling the --stall endpoints this long after start")
 	fs.DurationVar(&f.stallSpan, "stall-for", 0, "stop stalling them after this long (0: never)")
+	fs.Float64Var(&f.garbageRate, "fault-garbage-rate", 0, "fraction of books POST /books answers as garbage (see --fault-garbage-kind)")
+	fs.StringVar(&f.garbageKind, "fault-garbage-kind", "", "the garbage of a garbage book: "+strings.Join(sim.GarbageKinds, ", ")+` ("": one at random per book)`)
+	fs.StringSliceVar(&f.garbageMarkets, "fault-garbage-markets", nil, "condition `ids` whose books are always answered as garbage (repeatable)")
 	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.jsonl.gz), committed on shutdown")
 }
 
@@ -87,7 +102,7 @@ func (f *simFlags) config(now time.Time) (sim.Config, error) {
 		AuthWindow: f.authWindow, NoRateLimits: f.noRateLimits, DataAllowlist: f.allowlist,
 		Flow: sim.FlowConfig{Disabled: f.noFlow, TakerRate: f.flowRate, Informed: f.informed, Volatility: f.volatility},
 		Faults: sim.Faults{ErrorRate: f.faultErr, DBFailureRate: f.faultDB, DelayRate: f.faultDelayRate,
-			Delay: f.faultDelay, DropRate: f.faultDrop},
+			Delay: f.faultDelay, DropRate: f.faultDrop, GarbageRate: f.garbageRate, GarbageKind: f.garbageKind, GarbageMarkets: f.garbageMarkets},
 	}
 	if f.markets < 1 {
 		return cfg, usagef("--markets %d: want at least 1", f.markets)
@@ -164,7 +179,7 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	}
 	ex, err := sim.New(cfg)
 	if errors.Is(err, sim.ErrPublicAddr) {
-		return usagef("%v", err)
+		return usagef("--addr %s is not a loopback address; add --allow-public to listen on it", f.addr)
 	}
 	if err != nil {
 		return err
@@ -191,6 +206,10 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	urls, err := ex.Start(ctx)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w (another mmbot sim? stop it, or give another --addr: 127.0.0.1:0 takes any free port, "+
+			"and mmbot run takes the URLs from the credentials file when its config has none)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -216,12 +235,12 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	}
 	<-ctx.Done()
 	if err := ex.Close(); err != nil {
-		return fmt.Errorf("sim: stopping: %w", err)
+		return fmt.Errorf("stopping: %w", err)
 	}
 	if rec != nil {
 		n, skipped, err := rec.close()
 		if err != nil {
-			return fmt.Errorf("sim: %w", err)
+			return err // names the recording
 		}
 		fmt.Fprintf(e.stdout, "recorded     %d events to %s (%d skipped)\n", n, f.record, skipped)
 	}

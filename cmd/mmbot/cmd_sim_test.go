@@ -6,14 +6,19 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/mmbot/mmbot/configs"
 	"github.com/spf13/pflag"
 
 	"github.com/mmbot/mmbot/exchange/sim"
@@ -111,8 +116,8 @@ func TestSimCommandUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--addr", "0.0.0.0:0"}, "non-loopback"},
-		{[]string{"--addr", "10.1.2.3:80"}, "non-loopback"},
+		{[]string{"--addr", "0.0.0.0:0"}, "not a loopback address; add --allow-public"},
+		{[]string{"--addr", "10.1.2.3:80"}, "not a loopback address; add --allow-public"},
 		{[]string{"--signature-type", "2"}, "--signature-type"},
 		{[]string{"--fund", "-1"}, "--fund"},
 		{[]string{"--shares", "x"}, "--shares"},
@@ -155,5 +160,90 @@ func TestSimStallFlags(t *testing.T) {
 	}
 	if _, err := sim.New(cfg); err != nil {
 		t.Fatalf("the simulator refused the stall: %v", err)
+	}
+}
+
+// mmbot sim listens by default where configs/mmbot.example.toml's URLs
+// point, so that the example works against it without copying a port.
+func TestSimDefaultAddrMatchesTheExampleConfig(t *testing.T) {
+	f := newSimCmd(&env{}, nil).Flags().Lookup("addr")
+	if f == nil || f.DefValue != simDefaultAddr {
+		t.Fatalf("--addr default %v, want %s", f, simDefaultAddr)
+	}
+	var cfg struct {
+		Exchange map[string]any `toml:"exchange"`
+	}
+	if err := toml.Unmarshal(configs.Example(), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"data_url", "catalog_url", "clob_url"} {
+		s, _ := cfg.Exchange[key].(string)
+		u, err := url.Parse(s)
+		if err != nil || u.Host != simDefaultAddr || u.Path != "/"+strings.TrimSuffix(key, "_url") {
+			t.Errorf("exchange.%s = %q: want http://%s/%s", key, s, simDefaultAddr, strings.TrimSuffix(key, "_url"))
+		}
+	}
+}
+
+// With account.credentials_file and no exchange URLs, mmbot run trades
+// against the URLs the file holds (as mmbot sim writes them).
+func TestRunTakesTheURLsFromTheCredentialsFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the daemon for two seconds")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ex, err := sim.New(sim.Config{Seed: 6, Markets: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	urls, err := ex.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "sim-creds.json")
+	simAccountAt(t, ex, creds, urls)
+	code, out, errOut := runCLI(t, nil, "run", "--duration", "2s", "--status", "off", "--log-format", "json",
+		"--set", "account.credentials_file="+creds, "--set", "markets.auto.enabled=true", "--set", "metrics.enabled=false",
+		"--state-path", filepath.Join(dir, "mmbot.db"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, `"clob":"`+urls.CLOB+`"`) || !strings.Contains(errOut, `"message":"exchange"`) {
+		t.Errorf("the log does not name the file's URLs:\n%s", errOut)
+	}
+	if !regexp.MustCompile(`orders sent [1-9]`).MatchString(out) {
+		t.Errorf("no order was sent:\n%s", out)
+	}
+
+	// config check says where the URLs come from.
+	code, out, _ = runCLI(t, nil, "config", "check", "--set", "account.credentials_file="+creds, "--set", "markets.auto.enabled=true")
+	want := "exchange: data " + urls.Data + ", catalog " + urls.Catalog + ", clob " + urls.CLOB +
+		" (exchange.data_url, exchange.catalog_url, exchange.clob_url from account.credentials_file " + creds + ")"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("config check: exit %d, want %q in:\n%s", code, want, out)
+	}
+}
+
+// TestSimGarbageFlags: the garbage-books flags reach the exchange's faults.
+func TestSimGarbageFlags(t *testing.T) {
+	var f simFlags
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--fault-garbage-rate", "0.25", "--fault-garbage-kind", "crossed", "--fault-garbage-markets", "0xa,0xb"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.config(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.Faults
+	if g.GarbageRate != 0.25 || g.GarbageKind != "crossed" || len(g.GarbageMarkets) != 2 || g.GarbageMarkets[1] != "0xb" {
+		t.Fatalf("faults %+v", g)
+	}
+	if _, err := sim.New(sim.Config{Faults: sim.Faults{GarbageKind: "nonsense"}}); err == nil || !strings.Contains(err.Error(), "crossed") {
+		t.Errorf("an unknown kind: %v, want an error listing the kinds", err)
 	}
 }

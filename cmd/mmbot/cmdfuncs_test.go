@@ -16,8 +16,10 @@ func cmdRun(e *env, args []string) error     { return runCommand(e, newRunCmd(e)
 func cmdRecord(e *env, args []string) error  { return runCommand(e, newRecordCmd(e), args) }
 func cmdMarkets(e *env, args []string) error { return runCommand(e, newMarketsCmd(e), args) }
 
+// runSim runs mmbot sim on any free port unless args give an --addr (a
+// later flag wins): tests never take the fixed default port.
 func runSim(e *env, args []string, ready func(*sim.Exchange, sim.URLs)) error {
-	return runCommand(e, newSimCmd(e, ready), args)
+	return runCommand(e, newSimCmd(e, ready), append([]string{"--addr", "127.0.0.1:0"}, args...))
 }
 
 func runOrders(e *env, args []string, now time.Time) error {

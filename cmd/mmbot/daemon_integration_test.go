@@ -139,6 +139,7 @@ func TestDaemonSession(t *testing.T) {
 	}
 	t.Logf("%d samples (%d of the journal): max net position %s (limit %s), max total %s (limit %s), max open per market %d (limit %d), total %d (limit %d)",
 		samples, journalSamples, maxNet, lim.maxPosition, maxTotal, lim.maxTotal, maxOpenMarket, lim.openMarket, maxOpenTotal, lim.openTotal)
+	checkDaemonMetrics(t, p, 100, 10) // risk.max_drawdown and max_book_age: the defaults
 
 	p.signal(syscall.SIGTERM)
 	ws, ok := p.wait(40 * time.Second)

@@ -48,8 +48,10 @@ runs live, in paper trading, in backtests over recorded order books and
 against a simulated exchange (README.md, docs/).`
 
 const rootExample = `  mmbot run -c configs/demo.toml --duration 60s    # the demo, no account needed
-  mmbot sim --accounts 2 --creds-out /tmp/creds.json
+  mmbot sim --accounts 2    # on 127.0.0.1:8080, credentials in sim-creds.json
+  mmbot config check -c configs/mmbot.example.toml --set account.credentials_file=sim-creds.json
   mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
+  mmbot statement -c configs/demo.toml --from 24h
   source <(mmbot completion bash)`
 
 // suggestDistance is the largest edit distance from a mistyped command name
@@ -96,11 +98,14 @@ func newRootCmd(e *env) *cobra.Command {
 	})
 	root.AddCommand(
 		newRunCmd(e),
+		newConfigCmd(e),
 		newBacktestCmd(e),
 		newRecordCmd(e),
 		newSimCmd(e, nil),
 		newMarketsCmd(e),
 		newOrdersCmd(e, time.Now),
+		newStatusCmd(e),
+		newStatementCmd(e, time.Now),
 		newCancelAllCmd(e),
 		newOrderCmd(e),
 		newVersionCmd(e),
@@ -137,14 +142,17 @@ func main() {
 
 // runMain runs one command line and maps its error to an exit status:
 // 0 success, 2 usage error, 1 anything else. An error is one line,
-// "mmbot <command>: <message>".
+// "mmbot <command>: <message>". A message that starts with the command's
+// name already (a package's own prefix, "sim: listen: ...") is not
+// prefixed with it twice.
 func runMain(e *env, args []string) int {
 	cmd, err := execute(e, newRootCmd(e), args)
 	if err == nil {
 		return 0
 	}
 	if err != errNoCommand { // else the help said it all
-		fmt.Fprintf(e.stderr, "%s: %v\n", cmd.CommandPath(), err)
+		msg := strings.TrimPrefix(err.Error(), cmd.Name()+": ")
+		fmt.Fprintf(e.stderr, "%s: %s\n", cmd.CommandPath(), msg)
 	}
 	var u *usageError
 	if errors.As(err, &u) {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 
 	"github.com/mmbot/mmbot/configs"
@@ -32,21 +35,23 @@ func clientLimits(l *configs.Limits) exchange.Limits {
 }
 
 // newClient builds the exchange client for urls with the config's limits,
-// retries and timeout. auth may be nil (public reads only).
-func newClient(cfg *configs.Config, urls exchange.Endpoints, auth exchange.Authenticator, obs exchange.Observer) (*exchange.Client, error) {
+// retries and timeout, and any extra options. auth may be nil (public
+// reads only).
+func newClient(cfg *configs.Config, urls exchange.Endpoints, auth exchange.Authenticator, obs exchange.Observer, extra ...exchange.Option) (*exchange.Client, error) {
 	r := &cfg.Exchange.Retry
 	opts := []exchange.Option{
 		exchange.WithHTTPClient(&http.Client{Timeout: cfg.Exchange.RequestTimeout.Std()}),
 		exchange.WithLimits(clientLimits(&cfg.Exchange.Limits)),
 		exchange.WithRetry(exchange.RetryPolicy{MaxAttempts: r.MaxAttempts, BaseDelay: r.BaseDelay.Std(), MaxDelay: r.MaxDelay.Std()}),
 		exchange.WithMaxBatch(cfg.Exchange.MaxBatch),
+		exchange.WithMaxRetryAfter(cfg.Exchange.MaxRetryAfter.Std()),
 		exchange.WithObserver(obs),
 		exchange.WithUserAgent("mmbot/" + version),
 	}
 	if auth != nil {
 		opts = append(opts, exchange.WithAuthenticator(auth))
 	}
-	return exchange.NewClient(urls, opts...)
+	return exchange.NewClient(urls, append(opts, extra...)...)
 }
 
 func signerConfig(cfg *configs.Config) signer.Config {
@@ -66,30 +71,37 @@ type account struct {
 // loadAccount reads the key and API credentials from the configured
 // sources: a credentials file (as written by `mmbot sim --creds-out`) or the
 // individual key sources and secret references. The key is never a flag or
-// a config value.
+// a config value. It reads every source even when one fails, and joins the
+// errors of all that failed; no error contains a secret.
 func loadAccount(cfg *configs.Config, getenv func(string) string, warn func(string)) (*account, error) {
 	a := &cfg.Account
 	if a.CredentialsFile != "" {
 		return accountFromCredsFile(a.CredentialsFile, cfg, getenv, warn)
 	}
-	key, err := signer.LoadKey(signer.KeySource{File: a.PrivateKeyFile, Keystore: a.KeystoreFile, PasswordFile: a.KeystorePasswordFile,
-		PasswordEnv: a.KeystorePasswordEnv, Credential: a.CredentialName, Env: a.PrivateKeyEnv}, getenv, warn)
+	var errs []error
+	key, err := signer.LoadKey(keySource(a), getenv, warn)
 	if err != nil {
-		return nil, fmt.Errorf("private key: %w", err)
+		errs = append(errs, fmt.Errorf("private key: %w", err))
 	}
-	sec, err := a.APISecret().Read(getenv)
-	if err != nil {
+	sec, secErr := a.APISecret().Read(getenv)
+	pass, passErr := a.Passphrase().Read(getenv)
+	errs = append(errs, secErr, passErr)
+	var creds signer.Credentials
+	if secErr == nil && passErr == nil {
+		if creds, err = signer.ParseCredentials(a.APIKey.Reveal(), sec, pass); err != nil {
+			errs = append(errs, fmt.Errorf("API credentials: %w", err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
-	}
-	pass, err := a.Passphrase().Read(getenv)
-	if err != nil {
-		return nil, err
-	}
-	creds, err := signer.ParseCredentials(a.APIKey.Reveal(), sec, pass)
-	if err != nil {
-		return nil, fmt.Errorf("API credentials: %w", err)
 	}
 	return &account{key: key, creds: creds, sigType: a.SignatureType, wallet: a.Funder}, nil
+}
+
+// keySource is where the account's private key is read from.
+func keySource(a *configs.Account) signer.KeySource {
+	return signer.KeySource{File: a.PrivateKeyFile, Keystore: a.KeystoreFile, PasswordFile: a.KeystorePasswordFile,
+		PasswordEnv: a.KeystorePasswordEnv, Credential: a.CredentialName, Env: a.PrivateKeyEnv}
 }
 
 func accountFromCredsFile(path string, cfg *configs.Config, getenv func(string) string, warn func(string)) (*account, error) {
@@ -98,6 +110,10 @@ func accountFromCredsFile(path string, cfg *configs.Config, getenv func(string) 
 	}
 	f, err := sim.ReadCredentialsFile(path)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the file's path and the cause say it all
+			err = pe
+		}
 		return nil, fmt.Errorf("account.credentials_file: %w", err)
 	}
 	if len(f.Accounts) == 0 {
@@ -108,16 +124,18 @@ func accountFromCredsFile(path string, cfg *configs.Config, getenv func(string) 
 	if ca.PrivateKey != "" {
 		key, err = signer.ParseKey(secret.New(ca.PrivateKey))
 	} else {
-		a := &cfg.Account
-		key, err = signer.LoadKey(signer.KeySource{File: a.PrivateKeyFile, Keystore: a.KeystoreFile, PasswordFile: a.KeystorePasswordFile,
-			PasswordEnv: a.KeystorePasswordEnv, Credential: a.CredentialName, Env: a.PrivateKeyEnv}, getenv, warn)
+		key, err = signer.LoadKey(keySource(&cfg.Account), getenv, warn)
 	}
+	var errs []error
 	if err != nil {
-		return nil, fmt.Errorf("private key of %s: %w", ca.Label, err)
+		errs = append(errs, fmt.Errorf("private key of %s: %w", ca.Label, err))
 	}
 	creds, err := signer.ParseCredentials(ca.APIKey, secret.New(ca.Secret), secret.New(ca.Passphrase))
 	if err != nil {
-		return nil, fmt.Errorf("credentials of %s: %w", ca.Label, err)
+		errs = append(errs, fmt.Errorf("credentials of %s: %w", ca.Label, err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return &account{key: key, creds: creds, sigType: ca.SignatureType, wallet: ca.Wallet}, nil
 }
@@ -181,13 +199,66 @@ func seedBytes(seed uint64) [32]byte {
 	return b
 }
 
-// endpoints returns the exchange's base addresses: the configured URLs, or
-// those of the simulated exchange started in-process when
-// exchange.embedded_sim is set (then simAcct is its funded account and
+// configuredURLs returns the exchange's base addresses: the configured
+// URLs and, for each one left empty, the one account.credentials_file holds
+// (mmbot sim writes its URLs there). fromFile lists the keys that came from
+// the file. An empty URL that the file does not fill is an error.
+func configuredURLs(cfg *configs.Config) (urls exchange.Endpoints, fromFile []string, err error) {
+	x := &cfg.Exchange
+	urls = exchange.Endpoints{Data: x.DataURL, Catalog: x.CatalogURL, CLOB: x.CLOBURL}
+	path := cfg.Account.CredentialsFile
+	if (urls.Data != "" && urls.Catalog != "" && urls.CLOB != "") || path == "" {
+		return urls, nil, nil
+	}
+	f, err := sim.ReadCredentialsFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe
+		}
+		return exchange.Endpoints{}, nil, fmt.Errorf("exchange URLs: account.credentials_file: %w", err)
+	}
+	for _, u := range []struct {
+		key       string
+		dst       *string
+		fromCreds string
+	}{
+		{"exchange.data_url", &urls.Data, f.DataURL},
+		{"exchange.catalog_url", &urls.Catalog, f.Catalog},
+		{"exchange.clob_url", &urls.CLOB, f.CLOB},
+	} {
+		if *u.dst != "" {
+			continue
+		}
+		if u.fromCreds == "" {
+			return exchange.Endpoints{}, nil, fmt.Errorf("%s is empty, and account.credentials_file %s holds none", u.key, path)
+		}
+		*u.dst = u.fromCreds
+		fromFile = append(fromFile, u.key)
+	}
+	return urls, fromFile, nil
+}
+
+// safeURL is s with the password of its user info, if any, replaced by
+// xxxxx, for logs and messages.
+func safeURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
+}
+
+// endpoints returns the exchange's base addresses: the configured URLs
+// (configuredURLs), or those of the simulated exchange started in-process
+// when exchange.embedded_sim is set (then simAcct is its funded account and
 // stop closes it; otherwise stop does nothing and simAcct is nil).
 func endpoints(cfg *configs.Config) (urls exchange.Endpoints, simAcct *account, stop func(), err error) {
 	if !cfg.Exchange.EmbeddedSim {
-		return exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL}, nil, func() {}, nil
+		urls, _, err := configuredURLs(cfg)
+		if err != nil {
+			return exchange.Endpoints{}, nil, nil, err
+		}
+		return urls, nil, func() {}, nil
 	}
 	simCtx, simStop := context.WithCancel(context.Background())
 	ex, su, a, err := embeddedSim(cfg, func(x *sim.Exchange) (sim.URLs, error) { return x.Start(simCtx) })

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -18,8 +19,11 @@ import (
 // selectMarkets reads the order-book market list and returns the markets to
 // quote: the configured condition ids and slugs (each must exist and be
 // tradable), then, with markets.auto.enabled, the first markets by
-// condition id that pass the rules, up to max_markets in all.
-func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets) ([]strategy.Market, error) {
+// condition id that pass the rules, up to max_markets in all. A selection
+// the list cannot satisfy is a permanent error (see startRetryable). A
+// market whose terms are invalid (exchange.ValidateMarket) is left out and
+// handed to refused, when not nil.
+func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets, refused func(conditionID string, err error)) ([]strategy.Market, error) {
 	var all []exchange.Market
 	for m, err := range c.AllMarkets(ctx) {
 		if err != nil {
@@ -35,6 +39,13 @@ func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets)
 			return nil
 		}
 		sm, err := toStrategyMarket(m)
+		if errors.Is(err, exchange.ErrInvalidData) {
+			seen[m.ConditionID] = true // refused once per selection
+			if refused != nil {
+				refused(m.ConditionID, err)
+			}
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -45,10 +56,10 @@ func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets)
 	for _, want := range mc.ConditionIDs {
 		i := slices.IndexFunc(all, func(m exchange.Market) bool { return strings.EqualFold(m.ConditionID, want) })
 		if i < 0 {
-			return nil, fmt.Errorf("markets.condition_ids: %s is not listed by the exchange", want)
+			return nil, permanent(fmt.Errorf("markets.condition_ids: %s is not listed by the exchange", want))
 		}
 		if err := tradable(&all[i]); err != nil {
-			return nil, fmt.Errorf("markets.condition_ids: %s: %w", want, err)
+			return nil, permanent(fmt.Errorf("markets.condition_ids: %s: %w", want, err))
 		}
 		if err := add(&all[i]); err != nil {
 			return nil, err
@@ -57,10 +68,10 @@ func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets)
 	for _, want := range mc.Slugs {
 		i := slices.IndexFunc(all, func(m exchange.Market) bool { return m.MarketSlug == want })
 		if i < 0 {
-			return nil, fmt.Errorf("markets.slugs: %q is not listed by the exchange", want)
+			return nil, permanent(fmt.Errorf("markets.slugs: %q is not listed by the exchange", want))
 		}
 		if err := tradable(&all[i]); err != nil {
-			return nil, fmt.Errorf("markets.slugs: %s: %w", want, err)
+			return nil, permanent(fmt.Errorf("markets.slugs: %s: %w", want, err))
 		}
 		if err := add(&all[i]); err != nil {
 			return nil, err
@@ -90,7 +101,7 @@ func selectMarkets(ctx context.Context, c *exchange.Client, mc *configs.Markets)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no market selected: set markets.condition_ids, markets.slugs or markets.auto.enabled (and check its rules)")
+		return nil, permanent(fmt.Errorf("no market selected: set markets.condition_ids, markets.slugs or markets.auto.enabled (and check its rules)"))
 	}
 	return out, nil
 }
@@ -153,10 +164,10 @@ func toStrategyMarket(m *exchange.Market) (strategy.Market, error) {
 	if strings.EqualFold(yes.Outcome, "no") && strings.EqualFold(no.Outcome, "yes") {
 		yes, no = no, yes
 	}
-	tick := m.MinimumTickSize.Decimal
-	if !tick.IsPositive() {
-		return strategy.Market{}, fmt.Errorf("market %s has no tick size", m.ConditionID)
+	if err := exchange.ValidateMarket(m); err != nil {
+		return strategy.Market{}, err
 	}
+	tick := m.MinimumTickSize.Decimal
 	sm := strategy.Market{ConditionID: m.ConditionID, Slug: m.MarketSlug, Question: m.Question, TokenIDs: [2]string{yes.TokenID, no.TokenID},
 		Tick: tick, MinSize: m.MinimumOrderSize.Decimal, NegRisk: m.NegRisk,
 		Rewards: strategy.RewardTerms{MinSize: m.Rewards.MinSize.Decimal, MaxSpread: m.Rewards.MaxSpread.Decimal, DailyRate: m.Rewards.DailyRate()}}

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
 	"github.com/mmbot/mmbot/strategy/loop"
@@ -66,7 +67,7 @@ func strategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 	}
 	checker, err := risk.NewChecker(riskLimits(&cfg.Risk))
 	if err != nil {
-		return loop.Params{}, est, fmt.Errorf("risk: %w", err)
+		return loop.Params{}, est, err // "risk: limits: ..."
 	}
 	return loop.Params{Model: model, Tolerance: tol, Checker: checker}, est, nil
 }
@@ -87,7 +88,7 @@ func riskLimits(r *configs.Risk) risk.Limits {
 // of the UTC day ("day").
 func killConfig(r *configs.Risk) risk.KillConfig {
 	k := risk.KillConfig{MaxConsecutiveErrors: r.MaxConsecutiveErrors, MaxErrorRate: r.MaxErrorRate, ErrorWindow: r.ErrorWindow.Std(),
-		MaxBookAge: r.MaxBookAge.Std(), MaxClockSkew: r.MaxClockSkew.Std()}
+		MaxBookAge: r.MaxBookAge.Std(), MaxClockSkew: r.MaxClockSkew.Std(), MaxCancelThrottle: r.MaxCancelThrottle.Std()}
 	if r.DrawdownWindow == "day" {
 		k.MaxDailyLoss = r.MaxDrawdown
 	} else {
@@ -100,7 +101,7 @@ func killConfig(r *configs.Risk) risk.KillConfig {
 func loopConfig(cfg *configs.Config, markets []strategy.Market, p loop.Params, est strategy.EstimatorParams, kill *risk.KillSwitch) loop.Config {
 	return loop.Config{Markets: markets, Params: p, Estimators: est, Kill: kill, Cycle: cfg.Strategy.Cycle.Std(),
 		MaxBatch: cfg.Exchange.MaxBatch, MaxBookAge: cfg.Risk.MaxBookAge.Std(), TapeLimit: 200, NotFoundGrace: 30 * time.Second,
-		Unknown: loop.UnknownPolicy(cfg.State.UnknownOrders)}
+		Unknown: loop.UnknownPolicy(cfg.State.UnknownOrders), CheckBook: exchange.ValidateBook}
 }
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -42,5 +43,16 @@ func TestStrategyParamsLadder(t *testing.T) {
 				t.Errorf("%s with levels = %d quoted %d orders, want %d: %+v", model, levels, len(got), 2*levels, got)
 			}
 		}
+	}
+}
+
+// Limits the risk package refuses come back in its own words, once:
+// "risk: limits: ...", not "risk: risk: limits: ...".
+func TestStrategyParamsRiskErrorNamesRiskOnce(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.Risk.MaxPosition = decimal.NewFromInt(-1)
+	_, _, err := strategyParams(&cfg)
+	if err == nil || !strings.HasPrefix(err.Error(), "risk: limits: ") || doubledPrefix(err.Error()) != "" {
+		t.Fatalf("err = %v, want one \"risk: limits: \" prefix", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,10 +128,18 @@ type Faults struct {
 	// StallUntil (a zero StallUntil: until the faults change).
 	Stall                 []string
 	StallFrom, StallUntil time.Time
+	// Garbage books: POST /books answers a corrupted book for every token
+	// of the markets in GarbageMarkets (condition ids), and for any other
+	// token with probability GarbageRate. GarbageKind is the corruption,
+	// one of GarbageKinds; "" draws one at random per book. The exchange's
+	// own state is untouched: only the answer is garbage.
+	GarbageMarkets []string
+	GarbageRate    float64
+	GarbageKind    string
 }
 
 func (f Faults) validate() error {
-	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate} {
+	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate, f.GarbageRate} {
 		if !(r >= 0 && r <= 1) {
 			return fmt.Errorf("sim: fault rate %v outside [0, 1]", r)
 		}
@@ -143,6 +152,9 @@ func (f Faults) validate() error {
 		if !ok || method == "" || method != strings.ToUpper(method) || !strings.HasPrefix(path, "/") {
 			return fmt.Errorf("sim: stalled endpoint %q: want \"METHOD /path\", e.g. \"POST /books\"", ep)
 		}
+	}
+	if f.GarbageKind != "" && !slices.Contains(GarbageKinds, f.GarbageKind) {
+		return fmt.Errorf("sim: garbage kind %q: want one of %s", f.GarbageKind, strings.Join(GarbageKinds, ", "))
 	}
 	return nil
 }

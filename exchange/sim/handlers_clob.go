@@ -285,6 +285,11 @@ func (e *Exchange) handleBooks(w http.ResponseWriter, r *http.Request) {
 		out = append(out, b)
 	}
 	e.mu.Unlock()
+	for i := range out {
+		if kind := e.faults.garbageKind(out[i].Market); kind != "" {
+			corrupt(&out[i], kind)
+		}
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -142,6 +142,13 @@ var rules = []rule{
 		onlyOurs: []string{"./backtest/accounting", "./backtest/fillmodel", "./backtest/recording", "./exchange", "./strategy/...", "./internal/..."},
 	},
 	{
+		why:      "ledger reads the journal into the backtest's accounting: it uses state, accounting and the fill model's types, renders nothing and makes no network call",
+		applies:  []string{"./ledger"},
+		direct:   true,
+		deny:     []string{"net/..."},
+		onlyOurs: []string{"./state", "./backtest/accounting", "./backtest/fillmodel", "./exchange", "./internal/..."},
+	},
+	{
 		why:     "backtest/internal holds test fixtures: only tests import it",
 		applies: []string{"./..."},
 		except:  []string{"./backtest/internal/..."},
@@ -292,6 +299,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		m("backtest/importer"):         {m("backtest/recording"), m("backtest/fillmodel")},
 		m("backtest/sweep"):            {m("backtest/accounting"), m("backtest/replay")},
 		m("backtest/internal/fixture"): {m("exchange")},
+		m("ledger"):                    {m("state"), m("backtest/accounting"), m("backtest/report"), "net/http"},
 	}
 	pkgs := map[string]*pkg{}
 	for path, imports := range graph {
@@ -345,6 +353,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		"backtest/paper imports backtest/replay: backtest/paper is a venue",
 		"backtest/importer imports backtest/fillmodel: backtest/importer and backtest/recorder write recordings",
 		"backtest/sweep imports backtest/replay: backtest/sweep runs grids",
+		"ledger imports backtest/report: ledger reads the journal",
+		"ledger imports net/http: ledger reads the journal",
 	}
 	for _, w := range want {
 		found := false
@@ -360,7 +370,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		for _, ok := range []string{"signer imports github.com/ethereum", "state imports go.etcd.io", "configs imports internal/secret", "exchange imports internal/secret", "cmd/mmbot imports",
 			"backtest/fillmodel imports backtest/recording:", "backtest/accounting imports backtest/fillmodel:", "backtest/report imports backtest/accounting:",
 			"backtest/replay imports backtest/accounting:", "backtest/paper imports backtest/fillmodel:", "backtest/importer imports backtest/recording:",
-			"backtest/sweep imports backtest/accounting:", "backtest/internal/fixture imports exchange:"} {
+			"backtest/sweep imports backtest/accounting:", "backtest/internal/fixture imports exchange:",
+			"ledger imports state:", "ledger imports backtest/accounting:"} {
 			if strings.HasPrefix(g, ok) {
 				t.Errorf("allowed edge reported: %s", g)
 			}

@@ -2,10 +2,12 @@ package metrics
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,9 +39,20 @@ func (h *Health) Ready() (bool, string) {
 	return h.ready, h.reason
 }
 
-// Handler serves /metrics from g, /healthz and /readyz from h.
-func Handler(g prometheus.Gatherer, h *Health) http.Handler {
+// Route is one more path that Handler serves, next to /metrics, /healthz
+// and /readyz: the daemon adds /status this way, so that this package needs
+// to know nothing of what the status holds.
+type Route struct {
+	Path    string
+	Handler http.Handler
+}
+
+// Handler serves /metrics from g, /healthz and /readyz from h, and routes.
+func Handler(g prometheus.Gatherer, h *Health, routes ...Route) http.Handler {
 	mux := http.NewServeMux()
+	for _, r := range routes {
+		mux.Handle(r.Path, r.Handler)
+	}
 	mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -56,6 +69,37 @@ func Handler(g prometheus.Gatherer, h *Health) http.Handler {
 		_, _ = w.Write([]byte("ready\n"))
 	})
 	return mux
+}
+
+// JSON returns a handler that answers GET and HEAD with the JSON document
+// that build returns for the request (indented, Content-Type
+// application/json, never cached), 500 with the error when build fails or
+// the document does not encode, and 405 to any other method. build gets the
+// request's context.
+func JSON(build func(ctx context.Context) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		doc, err := build(r.Context())
+		var b []byte
+		if err == nil {
+			b, err = json.MarshalIndent(doc, "", "  ")
+		}
+		if err != nil {
+			http.Error(w, fmt.Sprintf("status: %v", err), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+		if r.Method == http.MethodHead {
+			return
+		}
+		_, _ = w.Write(append(b, '\n'))
+	})
 }
 
 // ErrNotLoopback is returned by Serve for a non-loopback address when public

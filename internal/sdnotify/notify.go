@@ -72,6 +72,13 @@ func (n *Notifier) Reloading(monotonic time.Duration) error {
 	return n.Send("RELOADING=1", "MONOTONIC_USEC="+strconv.FormatInt(monotonic.Microseconds(), 10))
 }
 
+// ExtendTimeout asks systemd to wait d longer, from now, for the current
+// start-up (or reload or stop) to complete: EXTEND_TIMEOUT_USEC (systemd
+// 236 and later; older versions ignore it).
+func (n *Notifier) ExtendTimeout(d time.Duration) error {
+	return n.Send("EXTEND_TIMEOUT_USEC=" + strconv.FormatInt(max(d, 0).Microseconds(), 10))
+}
+
 // Status sets the free-form status line shown by systemctl status.
 func (n *Notifier) Status(s string) error {
 	return n.Send("STATUS=" + strings.ReplaceAll(s, "\n", " "))

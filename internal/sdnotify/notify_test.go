@@ -49,6 +49,7 @@ func TestSendsDatagrams(t *testing.T) {
 		{n.Stopping, "STOPPING=1"},
 		{func() error { return n.Status("quoting 3 markets\nnext") }, "STATUS=quoting 3 markets next"},
 		{func() error { return n.Reloading(1500 * time.Microsecond) }, "RELOADING=1\nMONOTONIC_USEC=1500"},
+		{func() error { return n.ExtendTimeout(90 * time.Second) }, "EXTEND_TIMEOUT_USEC=90000000"},
 	}
 	for _, c := range cases {
 		if err := c.send(); err != nil {

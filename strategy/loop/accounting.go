@@ -6,70 +6,111 @@ import (
 	"github.com/mmbot/mmbot/exchange"
 )
 
-// accounting keeps the session's cash and cost basis, exactly, so that the
-// loop can report realized and marked PnL and feed the kill switch.
-// Positions opened before the session are valued at their first mark.
+// accounting keeps the session's cash and cost basis per token, exactly, so
+// that the loop can report realized and marked PnL, in total and per
+// market, and feed the kill switch. Positions opened before the session are
+// valued at their first mark.
 type accounting struct {
-	cash     decimal.Decimal            // collateral received minus paid since the start
+	cash     map[string]decimal.Decimal // collateral received minus paid since the start, per token
 	cost     map[string]decimal.Decimal // cost basis of the shares held, per token
-	realized decimal.Decimal
-	startVal decimal.Decimal // value of the starting positions at their first mark
+	realized map[string]decimal.Decimal // realized PnL per token
+	startVal map[string]decimal.Decimal // value of the starting position at its first mark, per token
 	started  bool
+}
+
+func (a *accounting) ensure() {
+	if a.cost == nil {
+		a.cash, a.cost, a.realized, a.startVal = map[string]decimal.Decimal{}, map[string]decimal.Decimal{},
+			map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
+	}
 }
 
 func (a *accounting) init(pos map[string]decimal.Decimal, mark func(token string) (decimal.Decimal, bool)) bool {
 	if a.started {
 		return true
 	}
-	a.cost = map[string]decimal.Decimal{}
-	val := decimal.Zero
+	a.ensure()
+	start := map[string]decimal.Decimal{}
 	for tok, sh := range pos {
 		m, ok := mark(tok)
 		if !ok {
 			return false
 		}
-		val = val.Add(sh.Mul(m))
-		a.cost[tok] = sh.Mul(m)
+		start[tok] = sh.Mul(m)
 	}
-	a.startVal, a.started = val, true
+	for tok, v := range start {
+		a.startVal[tok] = v
+		a.cost[tok] = v
+	}
+	a.started = true
 	return true
 }
 
 // fill books one fill of size shares at price; held is the position before it.
 func (a *accounting) fill(token string, side exchange.Side, price, size, held decimal.Decimal) {
-	if a.cost == nil {
-		a.cost = map[string]decimal.Decimal{}
-	}
+	a.ensure()
 	notional := price.Mul(size)
 	if side == exchange.Buy {
-		a.cash = a.cash.Sub(notional)
+		a.cash[token] = a.cash[token].Sub(notional)
 		a.cost[token] = a.cost[token].Add(notional)
 		return
 	}
-	a.cash = a.cash.Add(notional)
+	a.cash[token] = a.cash[token].Add(notional)
 	if held.IsPositive() {
 		sold := decimal.Min(size, held)
 		basis := a.cost[token].Mul(sold).Div(held)
 		a.cost[token] = a.cost[token].Sub(basis)
-		a.realized = a.realized.Add(price.Mul(sold)).Sub(basis)
+		a.realized[token] = a.realized[token].Add(price.Mul(sold)).Sub(basis)
 	}
 }
 
 // marked returns the PnL since the start: cash plus the positions' value now
-// minus their value at the start.
+// minus their value at the start, summed over every token.
 func (a *accounting) marked(pos map[string]decimal.Decimal, mark func(token string) (decimal.Decimal, bool)) decimal.Decimal {
+	total := decimal.Zero
+	for tok := range a.tokens(pos) {
+		total = total.Add(a.markedToken(tok, pos[tok], mark))
+	}
+	return total
+}
+
+// totalRealized returns the realized PnL summed over every token.
+func (a *accounting) totalRealized() decimal.Decimal {
+	total := decimal.Zero
+	for _, r := range a.realized {
+		total = total.Add(r)
+	}
+	return total
+}
+
+// markedToken returns one token's share of marked: its cash plus sh shares
+// at the mark (at their average cost when there is no mark) minus its value
+// at the start.
+func (a *accounting) markedToken(tok string, sh decimal.Decimal, mark func(token string) (decimal.Decimal, bool)) decimal.Decimal {
 	val := decimal.Zero
-	for tok, sh := range pos {
-		if sh.IsZero() {
-			continue
-		}
+	if !sh.IsZero() {
 		m, ok := mark(tok)
 		if !ok {
 			m = a.avgCost(tok, sh)
 		}
-		val = val.Add(sh.Mul(m))
+		val = sh.Mul(m)
 	}
-	return a.cash.Add(val).Sub(a.startVal)
+	return a.cash[tok].Add(val).Sub(a.startVal[tok])
+}
+
+// tokens is every token that has a position, cash or a starting value.
+func (a *accounting) tokens(pos map[string]decimal.Decimal) map[string]struct{} {
+	out := make(map[string]struct{}, len(pos)+len(a.cash))
+	for tok := range pos {
+		out[tok] = struct{}{}
+	}
+	for tok := range a.cash {
+		out[tok] = struct{}{}
+	}
+	for tok := range a.startVal {
+		out[tok] = struct{}{}
+	}
+	return out
 }
 
 func (a *accounting) avgCost(tok string, sh decimal.Decimal) decimal.Decimal {

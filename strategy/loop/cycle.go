@@ -39,7 +39,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 		return errNothingToQuote
 	}
 	now := l.clock.Now()
-	if err := l.readInputs(ctx, now); err != nil {
+	if err := l.readInputs(ctx, now, rep); err != nil {
 		return err
 	}
 	batch := &Batch{Now: now}
@@ -140,7 +140,7 @@ func isolatable(err error) bool {
 // markets' books as they were and holds those markets this cycle (they are
 // not planned unless their books went stale); the cycle fails only when
 // every batch failed.
-func (l *Loop) readInputs(ctx context.Context, now time.Time) error {
+func (l *Loop) readInputs(ctx context.Context, now time.Time, rep *CycleReport) error {
 	var tokens []string
 	for _, mr := range l.markets {
 		mr.unread = false
@@ -167,7 +167,7 @@ func (l *Loop) readInputs(ctx context.Context, now time.Time) error {
 		}
 		l.fetchBooks(ctx, chunks[i], &reads[i])
 	})
-	if err := l.takeBooks(ctx, chunks, reads, now); err != nil {
+	if err := l.takeBooks(ctx, chunks, reads, now, rep); err != nil {
 		return err
 	}
 	if wantTape {
@@ -199,15 +199,20 @@ func (l *Loop) fetchBooks(ctx context.Context, tokens []string, r *bookRead) {
 	}
 }
 
-// takeBooks applies the batches' answers in batch order, marks the markets
-// whose books are stale, and shows the guard the books it judged.
-func (l *Loop) takeBooks(ctx context.Context, chunks [][]string, reads []bookRead, now time.Time) error {
+// takeBooks applies the batches' answers in batch order (each book checked
+// by takeBook), marks the markets whose books are stale, and shows the
+// guard the books it judged.
+func (l *Loop) takeBooks(ctx context.Context, chunks [][]string, reads []bookRead, now time.Time, rep *CycleReport) error {
 	ok := 0
 	var failed []error
-	hold := func(tokens []string) {
+	held := map[int]error{} // markets held this cycle, with why (noted once the cycle goes on)
+	hold := func(tokens []string, err error) {
 		for _, tok := range tokens {
 			if ref, found := l.byToken[tok]; found {
 				l.markets[ref.market].unread = true
+				if held[ref.market] == nil {
+					held[ref.market] = err
+				}
 			}
 		}
 	}
@@ -220,11 +225,11 @@ func (l *Loop) takeBooks(ctx context.Context, chunks [][]string, reads []bookRea
 				err = errors.New("not read")
 			}
 			failed = append(failed, err)
-			hold(chunks[i])
+			hold(chunks[i], err)
 		case r.err == nil:
 			ok++
 			for j := range r.books {
-				l.takeBook(&r.books[j], now)
+				l.takeBook(&r.books[j], now, rep)
 			}
 		case isolatable(r.err):
 			ok++
@@ -233,19 +238,21 @@ func (l *Loop) takeBooks(ctx context.Context, chunks [][]string, reads []bookRea
 				if mb.err != nil {
 					if isolatable(mb.err) {
 						mr.stopped = "book unavailable: " + mb.err.Error()
+						l.noteErr(mb.market, mr.stopped)
 						l.log.Warn().Str("market", mr.m.ConditionID).Err(mb.err).Msg("market closed or unknown: cancelling its orders and no longer quoting it")
 					} else {
 						mr.unread = true
+						held[mb.market] = mb.err
 					}
 					continue
 				}
 				for j := range mb.books {
-					l.takeBook(&mb.books[j], now)
+					l.takeBook(&mb.books[j], now, rep)
 				}
 			}
 		default:
 			failed = append(failed, r.err)
-			hold(chunks[i])
+			hold(chunks[i], r.err)
 		}
 	}
 	if ok == 0 && len(failed) > 0 {
@@ -253,6 +260,11 @@ func (l *Loop) takeBooks(ctx context.Context, chunks [][]string, reads []bookRea
 	}
 	for _, err := range failed {
 		l.log.Warn().Err(err).Msg("reading a batch of books failed: its markets keep their orders and are not re-quoted this cycle")
+	}
+	for i := range l.markets {
+		if err := held[i]; err != nil {
+			l.noteErr(i, "reading its books failed: "+err.Error())
+		}
 	}
 	times := make([]time.Time, len(l.markets))
 	for i, mr := range l.markets {
@@ -273,12 +285,21 @@ func (l *Loop) takeBooks(ctx context.Context, chunks [][]string, reads []bookRea
 	return nil
 }
 
-func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time) {
+// takeBook uses one book read from the venue: checked (Config.CheckBook),
+// then normalized best-first and stored, noting a new tick or minimum size.
+func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) {
 	ref, ok := l.byToken[b.AssetID]
 	if !ok {
 		return
 	}
 	mr := l.markets[ref.market]
+	if l.cfg.CheckBook != nil {
+		if err := l.cfg.CheckBook(b); err != nil {
+			l.refuseBook(mr, ref.outcome, err, rep)
+			return
+		}
+		l.acceptBook(mr, ref.outcome)
+	}
 	b.Normalize()
 	mr.books[ref.outcome] = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
 	mr.hasBook[ref.outcome] = true
@@ -296,6 +317,49 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time) {
 	if b.MinOrderSize.IsPositive() {
 		mr.m.MinSize = b.MinOrderSize
 	}
+}
+
+// MsgBookRefused is the message of the one log line per market and reason
+// of a refused book.
+const MsgBookRefused = "book refused: the market is not quoted (its orders are cancelled) while the exchange's data for it is invalid; logged once per market and reason"
+
+// refuseBook marks a market's outcome as refused for err (from
+// Config.CheckBook): the market is not quoted until its books pass. One
+// line is logged per market and reason, however long the garbage lasts.
+func (l *Loop) refuseBook(mr *marketRun, o strategy.Outcome, err error, rep *CycleReport) {
+	reason := "invalid"
+	var ve *exchange.ValidationError
+	if errors.As(err, &ve) {
+		reason = ve.Reason
+	}
+	rep.BooksRefused = append(rep.BooksRefused, reason)
+	mr.refused[o] = err.Error()
+	if mr.logged == nil {
+		mr.logged = map[string]bool{}
+	}
+	if mr.logged[reason] {
+		l.log.Debug().Str("market", mr.m.ConditionID).Str("reason", reason).Err(err).Msg("book refused again")
+		return
+	}
+	mr.logged[reason] = true
+	l.log.Warn().Str("market", mr.m.ConditionID).Str("token", mr.m.TokenIDs[o]).Str("reason", reason).Err(err).Msg(MsgBookRefused)
+}
+
+// acceptBook clears a refusal of a market's outcome once its book passes.
+func (l *Loop) acceptBook(mr *marketRun, o strategy.Outcome) {
+	if mr.refused[o] == "" {
+		return
+	}
+	mr.refused[o] = ""
+	if mr.refusal() != "" {
+		return
+	}
+	ev := l.log.Debug()
+	if !mr.recovered {
+		mr.recovered = true
+		ev = l.log.Info()
+	}
+	ev.Str("market", mr.m.ConditionID).Msg("the market's books are valid again: quoting resumes")
 }
 
 // parseBookTime reads a book's timestamp (Unix milliseconds, or seconds);
@@ -317,7 +381,7 @@ func (l *Loop) feedKill(now time.Time) {
 	mark := l.markFunc()
 	l.acct.init(l.pos, mark)
 	l.tally.MarkedPnL = l.acct.marked(l.pos, mark)
-	l.tally.RealizedPnL = l.acct.realized
+	l.tally.RealizedPnL = l.acct.totalRealized()
 	if l.cfg.Kill == nil {
 		return
 	}

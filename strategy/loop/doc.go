@@ -19,7 +19,8 @@
 //  1. Read the books of every quoted token, Config.BooksBatch tokens a call
 //     (a batch that fails with not found or bad request is read again market
 //     by market, and a market whose book is gone is no longer quoted), then
-//     the tape.
+//     the tape. With Config.CheckBook every book is checked first: a
+//     market with a refused book is not quoted until its books pass again.
 //  2. Read orders back: every order sent without an answer, every order the
 //     book says may have traded, then the least recently read ones, up to
 //     Config.OrderReads. A grown matched size is a fill at the order's price.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -11,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
 )
 
@@ -104,7 +106,7 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 			break
 		}
 		if err := l.clock.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("shutdown: %d orders may still be live: %w", len(l.allLive()), err)
+			return fmt.Errorf("%d orders may still be live: %w", len(l.allLive()), err)
 		}
 	}
 	l.finish(&CycleReport{Start: l.clock.Now()})
@@ -114,19 +116,34 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 // finish publishes the cycle's status and report.
 func (l *Loop) finish(rep *CycleReport) {
 	now := l.clock.Now()
-	st := Status{Time: now, LiveOrders: len(l.orders)}
+	if rep.Err != nil {
+		l.lastErr, l.lastErrAt = rep.Err.Error(), now
+	}
+	st := Status{Time: now, LiveOrders: len(l.orders), LastError: l.lastErr, LastErrorAt: l.lastErrAt}
 	byMarket := make([][]*liveOrder, len(l.markets))
 	for _, lo := range l.orders {
 		if lo.market >= 0 {
 			byMarket[lo.market] = append(byMarket[lo.market], lo)
 		}
 	}
+	mark := l.markFunc()
 	for i, mr := range l.markets {
+		sort.Slice(byMarket[i], func(a, b int) bool { return byMarket[i][a].Hash < byMarket[i][b].Hash })
+		yes, no := mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No]
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
-			Position: mr.snap.Position, Stopped: mr.stopped, Stale: mr.stale}
-		ms.Position = [2]decimal.Decimal{l.pos[mr.m.TokenIDs[strategy.Yes]], l.pos[mr.m.TokenIDs[strategy.No]]}
+			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),
+			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt,
+			RealizedPnL: l.acct.realized[yes].Add(l.acct.realized[no]),
+			MarkedPnL:   l.acct.markedToken(yes, l.pos[yes], mark).Add(l.acct.markedToken(no, l.pos[no], mark))}
+		ms.Orders = make([]OrderStatus, 0, len(byMarket[i]))
+		var open []risk.Order
 		for _, lo := range byMarket[i] {
 			ms.Open++
+			ms.Orders = append(ms.Orders, OrderStatus{Hash: lo.Hash, ExchangeID: lo.ExchangeID, TokenID: lo.TokenID, Outcome: lo.Outcome,
+				Side: lo.Side, Price: lo.Price, Size: lo.Size, Matched: lo.SizeMatched, State: lo.State, CreatedAt: lo.CreatedAt})
+			if lo.State != JIntent { // as the plan counts them (openByMarket)
+				open = append(open, risk.Order{Outcome: int(lo.Outcome), Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
+			}
 			p, isBid := yesSpaceOf(lo)
 			if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
 				ms.BestBid = p
@@ -135,6 +152,8 @@ func (l *Loop) finish(rep *CycleReport) {
 				ms.BestAsk = p
 			}
 		}
+		ms.AtRisk = risk.MarketTotals(riskFair(mr), ms.Position, open).AtRisk
+		ms.OrdersAtRisk = risk.MarketTotals(riskFair(mr), [2]decimal.Decimal{}, open).AtRisk
 		for o := range mr.books {
 			if mr.hasBook[o] {
 				if age := now.Sub(mr.books[o].Updated); age > ms.BookAge {
@@ -160,6 +179,16 @@ func (l *Loop) finish(rep *CycleReport) {
 	l.mu.Unlock()
 	rep.Status = &st
 	l.obs.OnCycle(rep)
+}
+
+// noteErr records the last error met on market i (ignored for an order of
+// no configured market, i < 0).
+func (l *Loop) noteErr(i int, msg string) {
+	if i < 0 || i >= len(l.markets) {
+		return
+	}
+	mr := l.markets[i]
+	mr.lastErr, mr.lastErrAt = msg, l.clock.Now()
 }
 
 // yesSpaceOf returns an order's price in YES space and whether it is a bid

@@ -49,6 +49,13 @@ type Config struct {
 	// market this cycle and not the others theirs. It needs a Clock that
 	// can time (the system clock, or a fake with AfterFunc).
 	RequestTimeout time.Duration
+	// CheckBook, when set, checks every book read before it is used (the
+	// daemon sets exchange.ValidateBook). A market with a book it refuses
+	// is not quoted, and its orders are cancelled, until its books pass
+	// again; the refusal is logged once per market and reason, reported in
+	// CycleReport.BooksRefused and shown in MarketStatus.Refused. Nil
+	// checks nothing (a backtest's recording was checked when it was read).
+	CheckBook func(*exchange.OrderBook) error
 }
 
 // Params are the strategy parameters that SIGHUP can reload.
@@ -99,23 +106,39 @@ func (c *Config) setDefaults() error {
 
 // marketRun is one market's running state.
 type marketRun struct {
-	m        strategy.Market
-	st       *strategy.MarketState
-	q        *strategy.Quoter
-	books    [2]strategy.TokenBook
-	hasBook  [2]bool
-	trades   []strategy.TradePrint
-	lastTape time.Time
-	lastFill [2][2]time.Time
-	stopped  string // why the market is no longer quoted; empty while it is
-	stale    bool
-	unread   bool // this cycle's read of its books failed: it is held (not planned) unless stale
-	fair     float64
-	hasFair  bool
-	snap     strategy.Snapshot
-	open     []*liveOrder
-	res      strategy.PassResult
-	need     float64
+	m         strategy.Market
+	st        *strategy.MarketState
+	q         *strategy.Quoter
+	books     [2]strategy.TokenBook
+	hasBook   [2]bool
+	trades    []strategy.TradePrint
+	lastTape  time.Time
+	lastFill  [2][2]time.Time
+	stopped   string    // why the market is no longer quoted; empty while it is
+	lastErr   string    // the last error met on the market
+	lastErrAt time.Time // when
+	stale     bool
+	unread    bool // this cycle's read of its books failed: it is held (not planned) unless stale
+	// refused is, per outcome, why its last book was refused (CheckBook);
+	// the market is not quoted while either is set. logged holds the
+	// reasons already logged, recovered whether a recovery was logged.
+	refused   [2]string
+	logged    map[string]bool
+	recovered bool
+	fair      float64
+	hasFair   bool
+	snap      strategy.Snapshot
+	open      []*liveOrder
+	res       strategy.PassResult
+	need      float64
+}
+
+// refusal returns why the market's data is refused, or "".
+func (mr *marketRun) refusal() string {
+	if mr.refused[0] != "" {
+		return mr.refused[0]
+	}
+	return mr.refused[1]
 }
 
 // liveOrder is a non-final order the loop tracks.
@@ -152,7 +175,14 @@ type Loop struct {
 
 	halted bool // the kill switch's cancel-all has been done
 
-	view guardView // shared with the Guard
+	view      guardView // shared with the Guard
+	lastErr   string    // the last failed cycle's error
+	lastErrAt time.Time // when
+	// cancelsHeld and placesHeld are when the venue takes cancels and
+	// placements again after it throttled them (a 429's Retry-After, or
+	// the rate limiter's wait): until then the loop sends none rather than
+	// stall its cycle waiting.
+	cancelsHeld, placesHeld time.Time
 }
 
 type tokenRef struct {

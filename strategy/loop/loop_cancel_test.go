@@ -25,9 +25,11 @@ type hookVenue struct {
 	*fakeVenue
 	beforeCancel func(id string)
 	cancelErr    error
+	cancels      int // calls, failed ones included
 }
 
 func (h *hookVenue) CancelOrder(ctx context.Context, id string) (*exchange.CancelResult, error) {
+	h.cancels++
 	if h.cancelErr != nil {
 		return nil, h.cancelErr
 	}
@@ -169,6 +171,88 @@ func TestLoopKillSwitchCancelsUntilNoneLive(t *testing.T) {
 	if v.placed != 2 {
 		t.Fatalf("placed %d orders while halted", v.placed-2)
 	}
+}
+
+// TestLoopThrottledCancelsWait: after a 429 on a cancel the loop sends no
+// other cancel until the Retry-After has passed (the client would make each
+// of them sleep through it, stalling the cycle), and then sends them.
+func TestLoopThrottledCancelsWait(t *testing.T) {
+	ms := []strategy.Market{testMarket()}
+	v, _, clock, _, l := newHookRig(t, ms, nil)
+	mustCycle(t, l)
+	v.cancelErr = &exchange.APIError{Area: "clob", Endpoint: "DELETE /order", Status: 429, RetryAfter: 30 * time.Second}
+	move(v.fakeVenue, clock, ms, "0.58", "0.62")
+	_ = l.Cycle(context.Background())
+	if v.cancels != 1 {
+		t.Fatalf("%d cancels sent in the cycle of the 429, want 1", v.cancels)
+	}
+	v.cancelErr = nil
+	move(v.fakeVenue, clock, ms, "0.58", "0.62") // +1 s
+	_ = l.Cycle(context.Background())
+	if v.cancels != 1 || v.live() != 2 {
+		t.Fatalf("%d cancels sent, %d live, 1 s into a 30 s Retry-After; want 1 and 2", v.cancels, v.live())
+	}
+	clock.Advance(30 * time.Second)
+	move(v.fakeVenue, clock, ms, "0.58", "0.62")
+	mustCycle(t, l)
+	if v.cancels != 3 {
+		t.Fatalf("%d cancels sent after the Retry-After, want 3", v.cancels)
+	}
+}
+
+// TestLoopThrottledPlacesWait: after a 429 on a placement batch the loop
+// sends no batch until the Retry-After has passed; the intents it holds
+// back are marked failed (they never left).
+func TestLoopThrottledPlacesWait(t *testing.T) {
+	ms := []strategy.Market{testMarket()}
+	v := newFakeVenue()
+	v.setBook("yes", "0.48", "0.52", lt0)
+	v.setBook("no", "0.48", "0.52", lt0)
+	tv := &throttleVenue{fakeVenue: v, err: &exchange.APIError{Area: "clob", Endpoint: "POST /orders", Status: 429, RetryAfter: 30 * time.Second}}
+	j := newMemJournal()
+	clock := clocktest.New(lt0)
+	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.02, 0.03}, Sizes: []float64{10, 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(Config{Markets: ms, Estimators: strategy.DefaultEstimatorParams(), MaxBatch: 1,
+		Params: Params{Model: model, Tolerance: strategy.Tolerance{PriceTicks: 0, SizeFrac: 0.1}}}, tv, &fakeSigner{}, j, clock, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Cycle(context.Background())
+	if tv.batches != 1 {
+		t.Fatalf("%d batches sent in the cycle of the 429, want 1", tv.batches)
+	}
+	if n := j.count(JFailed); n < 1 {
+		t.Fatalf("%d intents marked failed, want the ones held back", n)
+	}
+	tv.err = nil
+	clock.Advance(31 * time.Second)
+	v.setBook("yes", "0.48", "0.52", clock.Now())
+	v.setBook("no", "0.48", "0.52", clock.Now())
+	mustCycle(t, l)
+	if tv.batches < 2 || v.placed == 0 {
+		t.Fatalf("after the Retry-After: %d batches, %d placed", tv.batches, v.placed)
+	}
+}
+
+// throttleVenue answers err to every placement while it is set.
+type throttleVenue struct {
+	*fakeVenue
+	err     error
+	batches int
+}
+
+func (v *throttleVenue) PlaceOrders(ctx context.Context, items []exchange.PlacementItem) ([]exchange.PlacementResult, error) {
+	v.batches++
+	if v.err != nil {
+		return nil, v.err
+	}
+	return v.fakeVenue.PlaceOrders(ctx, items)
 }
 
 func TestLoopTotalLimitsSeeThisCyclesOrders(t *testing.T) {

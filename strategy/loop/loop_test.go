@@ -100,7 +100,21 @@ func TestLoopBooksFills(t *testing.T) {
 	r.clock.Advance(time.Second)
 	r.v.setBook("yes", "0.48", "0.52", r.clock.Now())
 	r.v.setBook("no", "0.48", "0.52", r.clock.Now())
+	var reports reportLog
+	r.l.obs = &reports
 	r.cycle(t)
+	if len(reports) != 1 || reports[0].Fills != 1 || len(reports[0].Filled) != 1 {
+		t.Fatalf("reports %+v, want one with one fill", reports)
+	}
+	f := reports[0].Filled[0]
+	var journaled FillRecord
+	for _, jf := range r.j.fills {
+		journaled = jf
+	}
+	if f.ConditionID != "0xcond" || f.Outcome != strategy.Yes || f.Side != exchange.Buy || !f.Size.Equal(decimal.NewFromInt(4)) ||
+		!f.Price.Equal(journaled.Price) || !f.Time.Equal(r.clock.Now()) {
+		t.Fatalf("reported fill %+v, journaled %+v", f, journaled)
+	}
 	if got := r.j.pos["yes"]; !got.Equal(decimal.NewFromInt(4)) {
 		t.Fatalf("journal YES position %s, want 4", got)
 	}
@@ -114,7 +128,15 @@ func TestLoopBooksFills(t *testing.T) {
 	if len(r.j.fills) != 1 {
 		t.Fatalf("%d fills journaled, want 1", len(r.j.fills))
 	}
+	if last := reports[len(reports)-1]; last.Fills != 0 || len(last.Filled) != 0 {
+		t.Fatalf("a cycle without fills reported %d: %+v", last.Fills, last.Filled)
+	}
 }
+
+// reportLog is an Observer that keeps every report.
+type reportLog []CycleReport
+
+func (l *reportLog) OnCycle(r *CycleReport) { *l = append(*l, *r) }
 
 func TestLoopLostAnswerIsNotResent(t *testing.T) {
 	r := newRig(t, nil, nil)

@@ -150,6 +150,7 @@ func (l *Loop) takeOrder(lo *liveOrder, eo *exchange.Order, err error, now time.
 	if err != nil {
 		if !errors.Is(err, exchange.ErrNotFound) {
 			l.log.Debug().Str("order", short(lo.Hash)).Err(err).Msg("order read failed")
+			l.noteErr(lo.market, "reading "+short(lo.Hash)+" failed: "+err.Error())
 			return
 		}
 		switch {
@@ -210,6 +211,7 @@ func (l *Loop) fill(lo *liveOrder, matched decimal.Decimal, now time.Time, batch
 	l.tally.Volume = l.tally.Volume.Add(size)
 	l.tally.Notional = l.tally.Notional.Add(size.Mul(lo.Price))
 	rep.Fills++
+	rep.Filled = append(rep.Filled, Fill{ConditionID: lo.ConditionID, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: size, Time: now})
 	l.log.Info().Str("market", short(lo.ConditionID)).Str("outcome", lo.Outcome.String()).Str("side", string(lo.Side)).
 		Str("price", lo.Price.String()).Str("size", size.String()).Msg("fill")
 }

@@ -19,9 +19,9 @@ type placement struct {
 // furthest from their targets go first, and a market that does not fit in
 // what is left is planned again with the remainder (the planner then keeps
 // its most valuable changes). Markets that are stale, stopped or on a new
-// tick grid get all their orders cancelled instead; a market whose books
-// could not be read this cycle (and are not stale) is held: its orders stay
-// and it is not planned.
+// tick grid, or whose books are refused, get all their orders cancelled
+// instead; a market whose books could not be read this cycle (and are not
+// stale) is held: its orders stay and it is not planned.
 func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement) {
 	vb := l.venue.Budget(now)
 	rem := strategy.Budget{Places: vb.Orders, Cancels: vb.Cancels}
@@ -36,7 +36,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 	var cancels []*liveOrder
 	var active []int
 	for i, mr := range l.markets {
-		if mr.stopped != "" || mr.stale {
+		if mr.stopped != "" || mr.stale || mr.refusal() != "" {
 			cancels = append(cancels, mr.open...)
 			continue
 		}
@@ -47,6 +47,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), subTotals(sum, totals[i]))
 		if err != nil {
 			l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("planning failed")
+			l.noteErr(i, "planning: "+err.Error())
 			continue
 		}
 		mr.res, mr.need = res, needOf(&res)
@@ -142,6 +143,7 @@ func (l *Loop) sign(places []placement, rep *CycleReport) []Intent {
 		item, hash, err := l.signer.SignOrder(&mr.m, &p.order, l.cfg.OrderType)
 		if err != nil {
 			l.log.Error().Str("market", mr.m.ConditionID).Err(err).Msg("cannot sign order")
+			l.noteErr(p.market, "signing an order: "+err.Error())
 			rep.Rejected = append(rep.Rejected, "sign")
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -17,9 +18,13 @@ import (
 // no longer has is read again (it may have filled); a failed call is
 // counted against the kill switch. The cancels do not depend on each other:
 // they run concurrently when the configuration allows, and their answers
-// are applied in the order given. It returns the markets with a cancel that
-// was not confirmed, or that found a fill the plan did not know of (nil
-// when there is none).
+// are applied in the order given. After a throttled cancel (429) no cancel
+// is sent until its Retry-After has passed (Loop.cancelsHeld): the rest
+// wait for a later cycle instead of stalling this one on the rate limiter;
+// the cancels of this call not yet started when one is throttled are not
+// sent either. It returns the markets with a cancel that was not
+// confirmed, or that found a fill the plan did not know of (nil when there
+// is none).
 func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Batch, rep *CycleReport) map[int]bool {
 	var unconfirmed map[int]bool
 	miss := func(lo *liveOrder) {
@@ -38,7 +43,20 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 		list = append(list, lo)
 	}
 	out := make([]cancelResult, len(list))
-	l.fanOut(ctx, len(list), func(ctx context.Context, i int) { fetchCancel(ctx, l.venue, list[i], &out[i]) })
+	gate := &throttleGate{until: l.cancelsHeld}
+	l.fanOut(ctx, len(list), func(ctx context.Context, i int) {
+		if _, held := gate.held(l.clock.Now()); held {
+			return // not sent: the exchange throttles cancels
+		}
+		fetchCancel(ctx, l.venue, list[i], &out[i])
+		if out[i].err != nil {
+			gate.throttled(out[i].err, l.clock.Now())
+		}
+	})
+	if gate.until.After(l.cancelsHeld) {
+		l.cancelsHeld = gate.until
+		l.log.Warn().Time("until", gate.until).Msg("the exchange throttles cancels: sending none until then")
+	}
 	now := l.clock.Now()
 	for i, lo := range list {
 		r := &out[i]
@@ -57,6 +75,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 			l.orderResult(false)
 			l.tally.CancelFailed++
 			l.log.Warn().Str("order", short(lo.Hash)).Err(r.err).Msg("cancel failed")
+			l.noteErr(lo.market, "cancel of "+short(lo.Hash)+" failed: "+r.err.Error())
 			continue
 		}
 		l.orderResult(true)
@@ -82,6 +101,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 		miss(lo)
 		why := r.res.NotCanceled[id]
 		l.log.Info().Str("order", short(lo.Hash)).Str("reason", why).Msg("exchange did not cancel the order; reading it")
+		l.noteErr(lo.market, "exchange did not cancel "+short(lo.Hash)+": "+why)
 		lo.suspect = true
 	}
 	return unconfirmed
@@ -151,9 +171,10 @@ type placeResult struct {
 // order reads of the next cycles find out what happened (by hash). The
 // batches run concurrently when the configuration allows; their answers are
 // applied in batch order. Intents not handed to the venue, because ctx
-// ended or the kill switch tripped first, are marked failed: they never
-// left. Each order is shown to the guard before the request that may make
-// it live.
+// ended, the kill switch tripped first, or a batch was throttled (429) and
+// its Retry-After has not passed (Loop.placesHeld), are marked failed: they
+// never left. Each order is shown to the guard before the request that may
+// make it live.
 func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, rep *CycleReport) {
 	var chunks [][]Intent
 	for start := 0; start < len(intents); start += l.cfg.MaxBatch {
@@ -170,14 +191,19 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 		}
 	}
 	out := make([]placeResult, len(chunks))
+	gate := &throttleGate{until: l.placesHeld}
 	l.fanOut(ctx, len(chunks), func(ctx context.Context, i int) {
 		r := &out[i]
-		switch {
-		case ctx.Err() != nil:
+		if ctx.Err() != nil {
 			r.notSent = "not sent: " + ctx.Err().Error()
 			return
-		case l.tripped():
+		}
+		if l.tripped() {
 			r.notSent = "not sent: the kill switch tripped"
+			return
+		}
+		if until, held := gate.held(l.clock.Now()); held {
+			r.notSent = "not sent: the exchange throttles placements until " + until.Format(time.RFC3339)
 			return
 		}
 		items := make([]exchange.PlacementItem, len(chunks[i]))
@@ -187,7 +213,13 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 		}
 		r.sent = true
 		r.results, r.err = l.venue.PlaceOrders(ctx, items)
+		if r.err != nil {
+			gate.throttled(r.err, l.clock.Now())
+		}
 	})
+	if gate.until.After(l.placesHeld) {
+		l.placesHeld = gate.until
+	}
 	for i, chunk := range chunks {
 		r := &out[i]
 		if !r.sent {
@@ -214,6 +246,11 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 		if r.err != nil {
 			l.orderResult(false)
 			l.log.Warn().Int("orders", len(chunk)).Err(r.err).Msg("placing a batch failed; its orders will be reconciled by hash")
+			for j := range chunk {
+				if lo := l.orders[chunk[j].Hash]; lo != nil {
+					l.noteErr(lo.market, "placing a batch failed: "+r.err.Error())
+				}
+			}
 			continue
 		}
 		for j := range chunk {
@@ -231,6 +268,7 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 				l.tally.PlaceFailed++
 				rep.Rejected = append(rep.Rejected, "exchange")
 				l.log.Warn().Str("order", short(lo.Hash)).Str("error", res.ErrorMsg).Msg("exchange refused the order")
+				l.noteErr(lo.market, "exchange refused "+short(lo.Hash)+": "+res.ErrorMsg)
 				l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: res.OrderID, State: JFailed, Err: res.ErrorMsg}, batch)
 				continue
 			}
@@ -252,6 +290,54 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 			batch.Updates = append(batch.Updates, Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: st, SizeMatched: lo.SizeMatched})
 		}
 	}
+}
+
+// throttleGate is the throttle hold of one fan-out of cancels or placements
+// (Loop.cancelsHeld, Loop.placesHeld): once a request is throttled, those
+// not yet started are not sent until its Retry-After has passed. It is safe
+// for fanOut's goroutines.
+type throttleGate struct {
+	mu    sync.Mutex
+	until time.Time
+}
+
+// held returns until when the venue is throttled, and whether now is before.
+func (g *throttleGate) held(now time.Time) (time.Time, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.until, now.Before(g.until)
+}
+
+// throttled extends the hold when err is a throttle (throttledUntil).
+func (g *throttleGate) throttled(err error, now time.Time) {
+	until, ok := throttledUntil(err, now)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if until.After(g.until) {
+		g.until = until
+	}
+}
+
+// throttledUntil reads a throttle out of a venue's error: a 429 (its
+// Retry-After, as the client capped it) or the rate limiter's refusal to
+// wait past a deadline. ok is false for any other error.
+func throttledUntil(err error, now time.Time) (until time.Time, ok bool) {
+	if !errors.Is(err, exchange.ErrRateLimited) {
+		return time.Time{}, false
+	}
+	wait := exchange.DefaultRetryAfter
+	var ae *exchange.APIError
+	var we *exchange.WaitError
+	switch {
+	case errors.As(err, &ae) && ae.RetryAfter > 0:
+		wait = ae.RetryAfter
+	case errors.As(err, &we) && we.Delay > 0:
+		wait = we.Delay
+	}
+	return now.Add(wait), true
 }
 
 // finalise records a final update and stops tracking the order.

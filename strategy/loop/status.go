@@ -4,6 +4,9 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy"
 )
 
 // Tally is the loop's running totals since it started.
@@ -33,9 +36,50 @@ type MarketStatus struct {
 	BestAsk     decimal.Decimal // our best YES-space ask (zero when none)
 	Position    [2]decimal.Decimal
 	Open        int
-	BookAge     time.Duration
-	Stopped     string
-	Stale       bool
+	// Orders are the market's tracked orders (every one not final, intents
+	// included), sorted by hash. The slice is never modified once
+	// published: copies of a Status share it.
+	Orders []OrderStatus
+	// RealizedPnL and MarkedPnL are this market's share of the session's
+	// PnL (Tally.RealizedPnL, Tally.MarkedPnL sum them over every token,
+	// including tokens of markets no longer configured).
+	RealizedPnL decimal.Decimal
+	MarkedPnL   decimal.Decimal
+	// AtRisk is the collateral the market holds, as the risk limits count
+	// it (risk.MarketTotals): the remaining notional of its open BUY orders
+	// plus its unpaired positions marked at fair value (at 1 a share while
+	// there is none); a YES+NO pair redeems for 1 whatever the outcome and
+	// counts for nothing. OrdersAtRisk is the part of it held by the BUY
+	// orders; AtRisk − OrdersAtRisk is the part held by the positions.
+	AtRisk       decimal.Decimal
+	OrdersAtRisk decimal.Decimal
+	BookAge      time.Duration
+	Stopped      string
+	Stale        bool
+	// Refused is why the market's last book was refused (Config.CheckBook,
+	// e.g. a tick that is not one of the exchange's): it is not quoted
+	// while this is set. Empty while its books pass.
+	Refused string
+	// LastError is the last error met on this market (a refused order, a
+	// failed placement batch, cancel or order read, a signing or planning
+	// failure) and LastErrorAt when; empty and zero when none since the
+	// start. It stays until a newer error replaces it.
+	LastError   string
+	LastErrorAt time.Time
+}
+
+// OrderStatus is one tracked order in a MarketStatus.
+type OrderStatus struct {
+	Hash       string
+	ExchangeID string // empty until the exchange named it
+	TokenID    string
+	Outcome    strategy.Outcome
+	Side       exchange.Side
+	Price      decimal.Decimal
+	Size       decimal.Decimal // the order's original size
+	Matched    decimal.Decimal // filled so far; Size − Matched remains
+	State      JournalState
+	CreatedAt  time.Time
 }
 
 // Status is the loop's state after its last cycle.
@@ -46,6 +90,21 @@ type Status struct {
 	Tally      Tally
 	Tripped    bool
 	TripReason string
+	// LastError is the error of the last cycle that failed as a whole (its
+	// books could not be read, the journal refused a write), LastErrorAt
+	// when; it stays until a newer one replaces it.
+	LastError   string
+	LastErrorAt time.Time
+}
+
+// AtRisk returns the collateral in use over every market: the sum of the
+// markets' AtRisk.
+func (s *Status) AtRisk() (total, orders decimal.Decimal) {
+	for i := range s.Markets {
+		total = total.Add(s.Markets[i].AtRisk)
+		orders = orders.Add(s.Markets[i].OrdersAtRisk)
+	}
+	return total, orders
 }
 
 // Status returns a copy of the status after the last cycle.
@@ -65,8 +124,22 @@ type CycleReport struct {
 	Placed    int
 	Cancelled int
 	Fills     int
+	Filled    []Fill   // the fills counted in Fills, in the order they were booked
 	Rejected  []string // reasons, one per refused order (risk reasons and "exchange")
-	Status    *Status
+	// BooksRefused are the reasons of the books Config.CheckBook refused in
+	// the cycle, one per book (exchange.ValidationError.Reason).
+	BooksRefused []string
+	Status       *Status
+}
+
+// Fill is one fill of one of our orders as an observer sees it (the daemon
+// measures markouts from it).
+type Fill struct {
+	ConditionID string
+	Outcome     strategy.Outcome
+	Side        exchange.Side
+	Price, Size decimal.Decimal
+	Time        time.Time // when the loop found it: the loop reads orders, so at or after the trade
 }
 
 // Observer hears about every cycle; the daemon turns reports into metrics.

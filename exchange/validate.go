@@ -1,0 +1,188 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/shopspring/decimal"
+)
+
+// This file checks what the exchange says about a market before the bot
+// acts on it: the terms of a market (tick, minimum size) and every book. A
+// book or market that breaks a rule is refused whole, with a reason that
+// names the rule (a stable metric label) and a detail that names the value.
+
+// ErrInvalidData is matched by every *ValidationError.
+var ErrInvalidData = errors.New("exchange: invalid data from the exchange")
+
+// Reasons of a ValidationError: stable snake_case names, used as metric
+// labels.
+const (
+	InvalidTick     = "tick_size" // not one of TickSizes
+	InvalidMinSize  = "min_size"  // not in (0, MaxMinOrderSize]
+	InvalidPrice    = "price"     // outside [0.0001, 0.9999] or off the 0.0001 grid
+	InvalidSize     = "size"      // negative, above MaxLevelSize, or more than 6 decimals
+	InvalidUnsorted = "unsorted"  // a side's prices neither strictly rise nor strictly fall
+	InvalidCrossed  = "crossed"   // best bid at or above best ask
+)
+
+var (
+	// TickSizes are the exchange's tick sizes (docs/protocol.md, Amounts).
+	TickSizes = [...]decimal.Decimal{
+		decimal.New(1, -1), decimal.New(1, -2), decimal.New(1, -3), decimal.New(1, -4),
+	}
+	// MinTick is the finest of them: every price lies on its grid.
+	MinTick = decimal.New(1, -4)
+	// MaxLevelSize bounds the size of one book level, in shares: far above
+	// any honest level (a billion shares is up to a billion in collateral).
+	MaxLevelSize = decimal.NewFromInt(1_000_000_000)
+	// MaxMinOrderSize bounds a market's minimum order size, in shares.
+	MaxMinOrderSize = decimal.NewFromInt(1_000_000)
+
+	maxPrice = decimal.NewFromInt(1).Sub(MinTick)
+)
+
+// ValidationError is a book or a market's terms that break a rule: the
+// client refuses it whole.
+type ValidationError struct {
+	// Subject names what was refused: "book of token …" or "market …".
+	Subject string
+	Reason  string // one of the Invalid… reasons
+	Detail  string // the rule and the offending value
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("exchange: %s refused (%s): %s", e.Subject, e.Reason, e.Detail)
+}
+
+// Is matches ErrInvalidData.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidData }
+
+// tame reports whether d can be compared and printed cheaply. A decimal
+// decodes from "1e999999999" in no time, but comparing or printing it
+// would build a number of a billion digits: such a value is refused
+// before any arithmetic. Every honest amount has a few dozen digits.
+func tame(d decimal.Decimal) bool {
+	e := d.Exponent()
+	return e >= -maxExponent && e <= maxExponent && d.NumDigits() <= maxDigits
+}
+
+const (
+	maxExponent = 40
+	maxDigits   = 40
+)
+
+// ValidTick reports whether t is one of the exchange's tick sizes.
+func ValidTick(t decimal.Decimal) bool {
+	if !tame(t) {
+		return false
+	}
+	for _, s := range TickSizes {
+		if t.Equal(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteValue prints a value for a detail, cut to a readable length (a size
+// of 1e300 has 301 digits).
+func quoteValue(d decimal.Decimal) string {
+	if !tame(d) {
+		c := d.Coefficient().String()
+		if len(c) > 12 {
+			c = c[:12] + fmt.Sprintf("…(%d digits)", len(c))
+		}
+		return fmt.Sprintf("%q", fmt.Sprintf("%se%d", c, d.Exponent()))
+	}
+	s := d.String()
+	if len(s) > 24 {
+		s = s[:12] + "…" + s[len(s)-4:] + fmt.Sprintf(" (%d digits)", len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// ValidateTerms checks a market's trading terms: the tick is one of
+// TickSizes and the minimum order size is in (0, MaxMinOrderSize]. subject
+// names the market in the error.
+func ValidateTerms(subject string, tick, minSize decimal.Decimal) error {
+	if !ValidTick(tick) {
+		return &ValidationError{Subject: subject, Reason: InvalidTick,
+			Detail: fmt.Sprintf("tick size %s is not one of 0.1, 0.01, 0.001, 0.0001", quoteValue(tick))}
+	}
+	if !tame(minSize) || !minSize.IsPositive() || minSize.GreaterThan(MaxMinOrderSize) {
+		return &ValidationError{Subject: subject, Reason: InvalidMinSize,
+			Detail: fmt.Sprintf("minimum order size %s is not in (0, %s]", quoteValue(minSize), MaxMinOrderSize)}
+	}
+	return nil
+}
+
+// ValidateMarket checks the terms of a market of GET /markets.
+func ValidateMarket(m *Market) error {
+	return ValidateTerms("market "+m.ConditionID, m.MinimumTickSize.Decimal, m.MinimumOrderSize.Decimal)
+}
+
+// ValidateBook checks a book of POST /books, in the order the levels
+// arrived (best first or best last): its terms (ValidateTerms), every
+// level's price in [0.0001, 0.9999] on the 0.0001 grid (the finest tick:
+// a level on an older, finer grid than the book's tick is honest) and size
+// in [0, MaxLevelSize] with at most 6 decimals, each side's prices strictly
+// rising or strictly falling, and the best bid below the best ask.
+func ValidateBook(b *OrderBook) error {
+	subject := "book of token " + b.AssetID
+	if err := ValidateTerms(subject, b.TickSize, b.MinOrderSize); err != nil {
+		return err
+	}
+	bad := func(reason, format string, a ...any) error {
+		return &ValidationError{Subject: subject, Reason: reason, Detail: fmt.Sprintf(format, a...)}
+	}
+	for _, side := range []struct {
+		name   string
+		levels []PriceLevel
+	}{{"bids", b.Bids}, {"asks", b.Asks}} {
+		dir := 0 // +1 rising, −1 falling, 0 not known yet
+		for i, l := range side.levels {
+			switch {
+			case !tame(l.Price) || l.Price.LessThan(MinTick) || l.Price.GreaterThan(maxPrice):
+				return bad(InvalidPrice, "%s[%d].price %s is outside [0.0001, 0.9999]", side.name, i, quoteValue(l.Price))
+			case !l.Price.Mod(MinTick).IsZero():
+				return bad(InvalidPrice, "%s[%d].price %s is off the 0.0001 grid", side.name, i, quoteValue(l.Price))
+			case l.Size.IsNegative():
+				return bad(InvalidSize, "%s[%d].size %s is negative", side.name, i, quoteValue(l.Size))
+			case !tame(l.Size) || l.Size.GreaterThan(MaxLevelSize):
+				return bad(InvalidSize, "%s[%d].size %s is above %s shares", side.name, i, quoteValue(l.Size), MaxLevelSize)
+			case l.Size.Exponent() < -FixedDecimals && !l.Size.Equal(l.Size.Truncate(FixedDecimals)):
+				return bad(InvalidSize, "%s[%d].size %s has more than %d decimals", side.name, i, quoteValue(l.Size), FixedDecimals)
+			}
+			if i == 0 {
+				continue
+			}
+			c := l.Price.Cmp(side.levels[i-1].Price)
+			if c == 0 || (dir != 0 && c != dir) {
+				return bad(InvalidUnsorted, "%s[%d].price %s after %s: the levels are not sorted", side.name, i,
+					quoteValue(l.Price), quoteValue(side.levels[i-1].Price))
+			}
+			dir = c
+		}
+	}
+	if bid, ok := bestLevel(b.Bids, true); ok {
+		if ask, ok := bestLevel(b.Asks, false); ok && bid.GreaterThanOrEqual(ask) {
+			return bad(InvalidCrossed, "best bid %s is not below best ask %s", quoteValue(bid), quoteValue(ask))
+		}
+	}
+	return nil
+}
+
+// bestLevel returns the highest (bids) or lowest (asks) price of a side.
+func bestLevel(levels []PriceLevel, high bool) (decimal.Decimal, bool) {
+	if len(levels) == 0 {
+		return decimal.Zero, false
+	}
+	best := levels[0].Price
+	for _, l := range levels[1:] {
+		if (high && l.Price.GreaterThan(best)) || (!high && l.Price.LessThan(best)) {
+			best = l.Price
+		}
+	}
+	return best, true
+}
