@@ -63,7 +63,7 @@ func (d *daemon) onGuard(rep loop.GuardReport) {
 	if m := d.obs.m; m != nil {
 		if rep.Tripped {
 			m.KillSwitch.Set(1)
-			m.KillSwitchTrips.WithLabelValues(rep.Reason.String()).Inc()
+			d.obs.countTrip(m, rep.Reason, rep.At) // once: the next cycle's observeKill sees the same trip
 		}
 		m.OrdersCancelled.Add(float64(rep.Cancelled))
 	}
