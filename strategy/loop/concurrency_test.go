@@ -605,3 +605,134 @@ func TestLoopTrippedCancelsKnownOrdersFirst(t *testing.T) {
 		t.Fatalf("%d orders the exchange holds still live after two cycles with one cancel each", fv.live())
 	}
 }
+
+// throttledVenue answers 429 with a 30 s Retry-After to every cancel or
+// every placement while told to, and counts the calls (from any goroutine).
+type throttledVenue struct {
+	*fakeVenue
+	mu                              sync.Mutex
+	cancels, places                 int
+	throttleCancels, throttlePlaces bool
+}
+
+func (v *throttledVenue) CancelOrder(ctx context.Context, id string) (*exchange.CancelResult, error) {
+	v.mu.Lock()
+	v.cancels++
+	on := v.throttleCancels
+	v.mu.Unlock()
+	if on {
+		return nil, &exchange.APIError{Area: "clob", Endpoint: "DELETE /order", Status: 429, RetryAfter: 30 * time.Second}
+	}
+	return v.fakeVenue.CancelOrder(ctx, id)
+}
+
+func (v *throttledVenue) PlaceOrders(ctx context.Context, items []exchange.PlacementItem) ([]exchange.PlacementResult, error) {
+	v.mu.Lock()
+	v.places++
+	on := v.throttlePlaces
+	v.mu.Unlock()
+	if on {
+		return nil, &exchange.APIError{Area: "clob", Endpoint: "POST /orders", Status: 429, RetryAfter: 30 * time.Second}
+	}
+	return v.fakeVenue.PlaceOrders(ctx, items)
+}
+
+func (v *throttledVenue) counts() (cancels, places int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.cancels, v.places
+}
+
+func (v *throttledVenue) set(cancels, places bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.throttleCancels, v.throttlePlaces = cancels, places
+}
+
+// The throttle hold of a 429 (its Retry-After) holds the concurrent
+// sender too: once a cancel is throttled no cancel is sent, in that cycle
+// (those already in flight aside) or the next ones, until the Retry-After
+// has passed; a failed cancel is its market's last error.
+func TestLoopConcurrentThrottledCancelsWait(t *testing.T) {
+	ms := nMarkets(3)
+	var tv *throttledVenue
+	fv, _, _, clock, l := newConcRig(t, ms, 8, func(fv *fakeVenue, _ *clocktest.Clock) Venue {
+		tv = &throttledVenue{fakeVenue: fv}
+		return tv
+	})
+	mustCycle(t, l)
+	if fv.live() != 6 {
+		t.Fatalf("%d live after the first cycle, want 6", fv.live())
+	}
+	tv.set(true, false)
+	move(fv, clock, ms, "0.58", "0.62")
+	mustCycle(t, l)
+	sent, _ := tv.counts()
+	if sent < 1 || fv.live() != 6 || fv.placed != 6 {
+		t.Fatalf("in the cycle of the 429: %d cancels sent, %d live, %d placed; want at least 1, 6 and 6", sent, fv.live(), fv.placed)
+	}
+	noted := 0
+	for _, ms := range l.Status().Markets {
+		if strings.Contains(ms.LastError, "cancel of ") && strings.Contains(ms.LastError, "failed") && !ms.LastErrorAt.IsZero() {
+			noted++
+		}
+	}
+	if noted == 0 {
+		t.Fatal("no market has the throttled cancel as its last error")
+	}
+	tv.set(false, false)
+	move(fv, clock, ms, "0.58", "0.62") // +1 s
+	mustCycle(t, l)
+	if again, _ := tv.counts(); again != sent || fv.live() != 6 || fv.placed != 6 {
+		t.Fatalf("1 s into a 30 s Retry-After: %d cancels sent (had %d), %d live, %d placed", again, sent, fv.live(), fv.placed)
+	}
+	clock.Advance(30 * time.Second)
+	move(fv, clock, ms, "0.58", "0.62")
+	mustCycle(t, l)
+	if after, _ := tv.counts(); after != sent+6 || fv.live() != 6 || fv.placed != 12 {
+		t.Fatalf("after the Retry-After: %d cancels sent (want %d), %d live (want 6), %d placed (want 12)", after, sent+6, fv.live(), fv.placed)
+	}
+}
+
+// The same for placements: once a batch is throttled no batch is sent
+// until the Retry-After has passed; the intents held back are failed (they
+// never left), and the batch's markets have it as their last error.
+func TestLoopConcurrentThrottledPlacesWait(t *testing.T) {
+	ms := nMarkets(3)
+	var tv *throttledVenue
+	fv, _, j, clock, l := newConcRig(t, ms, 8, func(fv *fakeVenue, _ *clocktest.Clock) Venue {
+		tv = &throttledVenue{fakeVenue: fv}
+		return tv
+	})
+	l.cfg.MaxBatch = 1
+	tv.set(false, true)
+	_ = l.Cycle(context.Background())
+	_, sent := tv.counts()
+	if sent < 1 || sent > 6 || fv.placed != 0 {
+		t.Fatalf("in the cycle of the 429: %d batches sent, %d placed", sent, fv.placed)
+	}
+	if n := j.count(JFailed); n != 6-sent {
+		t.Fatalf("%d intents marked failed, want the %d held back", n, 6-sent)
+	}
+	noted := 0
+	for _, ms := range l.Status().Markets {
+		if strings.Contains(ms.LastError, "placing a batch failed") {
+			noted++
+		}
+	}
+	if noted == 0 {
+		t.Fatal("no market has the throttled batch as its last error")
+	}
+	tv.set(false, false)
+	move(fv, clock, ms, "0.48", "0.52") // +1 s
+	_ = l.Cycle(context.Background())
+	if _, again := tv.counts(); again != sent || fv.placed != 0 {
+		t.Fatalf("1 s into a 30 s Retry-After: %d batches sent (had %d), %d placed", again, sent, fv.placed)
+	}
+	clock.Advance(31 * time.Second)
+	move(fv, clock, ms, "0.48", "0.52")
+	mustCycle(t, l)
+	if _, after := tv.counts(); after <= sent || fv.placed == 0 {
+		t.Fatalf("after the Retry-After: %d batches sent (had %d), %d placed", after, sent, fv.placed)
+	}
+}
