@@ -84,3 +84,35 @@ func TestOnGuardFailsReadiness(t *testing.T) {
 		t.Fatalf("cancels counted: %v", v)
 	}
 }
+
+// A trip the guard reported is counted once: the next cycle's observer
+// sees the same trip of the kill switch and does not count it again; a
+// later trip (after a reset) is counted.
+func TestGuardTripCountedOnce(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kill, err := risk.NewKillSwitch(risk.KillConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{health: &metrics.Health{}, obs: &observer{m: m, kill: kill}}
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	if !kill.Trip(risk.TripStaleLoop, "no cycle for 16s", t0) {
+		t.Fatal("the kill switch did not trip")
+	}
+	d.onGuard(loop.GuardReport{At: t0, Reason: risk.TripStaleLoop, Detail: "no cycle for 16s", Started: true, Tripped: true})
+	d.obs.observeKill(m)
+	d.obs.observeKill(m)
+	if v := testutil.ToFloat64(m.KillSwitchTrips.WithLabelValues("stale_loop")); v != 1 {
+		t.Fatalf("stale_loop trips counted: %v, want 1", v)
+	}
+	kill.Reset("test")
+	kill.Halt("test", t0.Add(time.Minute))
+	d.obs.observeKill(m)
+	if v := testutil.ToFloat64(m.KillSwitchTrips.WithLabelValues("manual")); v != 1 {
+		t.Fatalf("manual trips counted: %v, want 1", v)
+	}
+}
