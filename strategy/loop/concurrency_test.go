@@ -736,3 +736,32 @@ func TestLoopConcurrentThrottledPlacesWait(t *testing.T) {
 		t.Fatalf("after the Retry-After: %d batches sent (had %d), %d placed", after, sent, fv.placed)
 	}
 }
+
+// failBooksVenue fails every book read of one token's batch.
+type failBooksVenue struct {
+	*fakeVenue
+	token string
+}
+
+func (v *failBooksVenue) Books(ctx context.Context, ids []string) ([]exchange.OrderBook, error) {
+	if slices.Contains(ids, v.token) {
+		return nil, &exchange.APIError{Area: "clob", Endpoint: "POST /books", Status: 500, Message: "internal_error: injected fault"}
+	}
+	return v.fakeVenue.Books(ctx, ids)
+}
+
+// A market held because its book batch failed, while the cycle went on
+// with the others, has that failure as its last error; the others none.
+func TestLoopHeldMarketNotesItsError(t *testing.T) {
+	ms := nMarkets(3)
+	_, _, _, _, l := newConcRig(t, ms, 8, func(fv *fakeVenue, _ *clocktest.Clock) Venue {
+		return &failBooksVenue{fakeVenue: fv, token: "yes1"}
+	})
+	mustCycle(t, l)
+	for i, st := range l.Status().Markets {
+		held := strings.Contains(st.LastError, "reading its books failed") && strings.Contains(st.LastError, "injected fault")
+		if held != (i == 1) {
+			t.Errorf("market %s: last error %q", st.ConditionID, st.LastError)
+		}
+	}
+}
