@@ -18,6 +18,7 @@ type Strategy struct {
 	GLFT       GLFT       `koanf:"glft"`
 	Rewards    Rewards    `koanf:"rewards"`
 	EndDate    EndDate    `koanf:"end_date"`
+	Guard      Guard      `koanf:"guard"`
 }
 
 // Bands is [strategy.bands]: fixed levels around fair value.
@@ -64,6 +65,15 @@ type EndDate struct {
 	Taper      Duration `koanf:"taper"`
 	ReduceOnly Duration `koanf:"reduce_only"`
 	Stop       Duration `koanf:"stop"`
+}
+
+// Guard is [strategy.guard]: the watcher that cancels every live order and
+// trips the kill switch when the quote loop is blind (no cycle completed for
+// MaxCycleGap, or live orders on books older than risk.max_book_age that no
+// cycle has seen).
+type Guard struct {
+	Period      Duration `koanf:"period"`        // how often it looks
+	MaxCycleGap Duration `koanf:"max_cycle_gap"` // no completed cycle for this long: the loop is blind
 }
 
 // Risk is the [risk] section: pre-trade limits and the kill switch.

@@ -102,6 +102,7 @@ func Defaults() Config {
 			},
 			GLFT:    GLFT{Gamma: 0.1, K: 15, A: 1},
 			EndDate: EndDate{Taper: Duration(24 * time.Hour), ReduceOnly: Duration(6 * time.Hour), Stop: Duration(time.Hour)},
+			Guard:   Guard{Period: Duration(time.Second), MaxCycleGap: Duration(15 * time.Second)},
 		},
 		Risk: Risk{
 			MaxPosition:          d("500"),

@@ -60,4 +60,10 @@ func (s Strategy) validate(v *validator, r Risk) {
 	v.check(e.Stop >= 0, "strategy.end_date.stop", e.Stop, "must be >= 0")
 	v.check(e.ReduceOnly >= e.Stop, "strategy.end_date.reduce_only", e.ReduceOnly, "must be >= strategy.end_date.stop (%s)", e.Stop)
 	v.check(e.Taper >= e.ReduceOnly, "strategy.end_date.taper", e.Taper, "must be >= strategy.end_date.reduce_only (%s)", e.ReduceOnly)
+
+	gd := s.Guard
+	v.check(gd.Period > 0, "strategy.guard.period", gd.Period, "must be > 0")
+	v.check(gd.MaxCycleGap > gd.Period, "strategy.guard.max_cycle_gap", gd.MaxCycleGap, "must be > strategy.guard.period (%s)", gd.Period)
+	// max_cycle_gap >= 2 × strategy.cycle is checked by mmbot run: backtests
+	// (and their sweeps over strategy.cycle) run no guard.
 }

@@ -170,6 +170,11 @@ var validateCases = []struct {
 	{"end_date stop negative", func(c *Config) { c.Strategy.EndDate.Stop = Duration(-time.Second) }, []string{"strategy.end_date.stop"}},
 	{"end_date reduce_only below stop", func(c *Config) { c.Strategy.EndDate.ReduceOnly = Duration(time.Minute) }, []string{"strategy.end_date.reduce_only"}},
 	{"end_date taper below reduce_only", func(c *Config) { c.Strategy.EndDate.Taper = Duration(2 * time.Hour) }, []string{"strategy.end_date.taper"}},
+	{"guard period zero", func(c *Config) { c.Strategy.Guard.Period = 0 }, []string{"strategy.guard.period"}},
+	{"guard gap not above period", func(c *Config) {
+		c.Strategy.Guard.Period, c.Strategy.Guard.MaxCycleGap = Duration(5*time.Second), Duration(5*time.Second)
+	}, []string{"strategy.guard.max_cycle_gap"}},
+	{"guard gap below two cycles (mmbot run's rule, not the config's)", func(c *Config) { c.Strategy.Cycle = Duration(10 * time.Second) }, nil},
 	// risk
 	{"risk decimals zero", func(c *Config) {
 		r := &c.Risk

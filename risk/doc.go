@@ -15,10 +15,11 @@
 // them.
 //
 // A KillSwitch trips on loss or drawdown, consecutive order errors, an error
-// rate over a sliding window, a stale book, clock skew, or cancels throttled
-// for too long. It latches: once
-// tripped it stays tripped, keeping the first reason, until an operator calls
-// Reset.
+// rate over a sliding window, a stale book, clock skew, cancels throttled for
+// too long, and by Trip from a watcher outside its feeds (Halt by hand; the
+// quoting loop's guard with TripStaleLoop and TripStaleQuotes). It latches:
+// once tripped it stays tripped, keeping the first reason, until an operator
+// calls Reset.
 //
 // Money is exact. Prices, sizes and limits are decimals; the checks convert
 // them to exchange.Fixed, the exchange's 6-decimal base units, with

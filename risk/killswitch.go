@@ -139,9 +139,24 @@ func (k *KillSwitch) Err() error {
 
 // Halt trips the switch by hand (reason TripManual).
 func (k *KillSwitch) Halt(detail string, now time.Time) {
+	k.Trip(TripManual, detail, now)
+}
+
+// Trip trips the switch for reason r, unless it is already tripped, and
+// reports whether this call tripped it. It is for triggers that watch from
+// outside the switch's own feeds (an operator's Halt, the loop's guard).
+// An invalid reason trips it as TripManual.
+func (k *KillSwitch) Trip(r TripReason, detail string, now time.Time) bool {
+	if r == 0 || r >= tripEnd {
+		r = TripManual
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.tripLocked(TripManual, now, "%s", detail)
+	if k.tripped {
+		return false
+	}
+	k.tripLocked(r, now, "%s", detail)
+	return true
 }
 
 // Reset clears a trip on an operator's word and returns the trip it cleared

@@ -263,3 +263,28 @@ func TestDayNumber(t *testing.T) {
 		t.Fatal("dayNumber")
 	}
 }
+
+// Trip latches the first reason and says whether it was the one that
+// tripped; a reason outside the list counts as manual.
+func TestKillSwitchTrip(t *testing.T) {
+	k := newKS(t, KillConfig{})
+	if !k.Trip(TripStaleLoop, "no cycle for 31s", t0) {
+		t.Fatal("the first Trip did not report tripping")
+	}
+	wantTrip(t, k, TripStaleLoop, t0)
+	if _, tr := k.Tripped(); tr.Detail != "no cycle for 31s" {
+		t.Fatalf("detail %q", tr.Detail)
+	}
+	if k.Trip(TripStaleQuotes, "later", t0.Add(time.Second)) {
+		t.Fatal("a second Trip reported tripping a tripped switch")
+	}
+	wantTrip(t, k, TripStaleLoop, t0)
+	k.Reset("op")
+	if !k.Trip(TripReason(200), "?", t0) {
+		t.Fatal("Trip after Reset did not trip")
+	}
+	wantTrip(t, k, TripManual, t0)
+	if TripStaleLoop.String() != "stale_loop" || TripStaleQuotes.String() != "stale_quotes" {
+		t.Fatalf("names %q %q", TripStaleLoop, TripStaleQuotes)
+	}
+}

@@ -21,6 +21,8 @@ const (
 	TripClockSkew                    // local clock too far from the exchange's
 	TripManual                       // an operator or the loop halted quoting
 	TripCancelThrottled              // the exchange throttled cancels for too long: quotes cannot be taken down
+	TripStaleLoop                    // the loop's guard: no cycle completed for too long
+	TripStaleQuotes                  // the loop's guard: live orders rest on books no cycle has seen for too long
 	tripEnd
 )
 
@@ -35,6 +37,8 @@ var tripNames = [...]string{
 	"clock_skew",
 	"manual",
 	"cancel_throttled",
+	"stale_loop",
+	"stale_quotes",
 }
 
 // String returns the reason's stable snake_case name (a metric label).

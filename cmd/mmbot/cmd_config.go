@@ -113,6 +113,7 @@ func checkConfig(e *env, fs *pflag.FlagSet, dryRun bool) error {
 		c.listed = true
 		c.checkExchange(cfg)
 		c.checkMarkets(cfg)
+		c.checkGuard(cfg)
 		c.checkAccount(e, cfg, dryRun)
 	}
 	return c.report(e.stdout)
@@ -143,6 +144,15 @@ func (c *configCheck) checkMarkets(cfg *configs.Config) {
 	m := &cfg.Markets
 	if len(m.ConditionIDs) == 0 && len(m.Slugs) == 0 && !m.Auto.Enabled {
 		c.problems = append(c.problems, "markets: none selected: mmbot run needs markets.condition_ids, markets.slugs or markets.auto.enabled")
+	}
+}
+
+// checkGuard reports a loop guard mmbot run refuses (guardConfig:
+// strategy.guard.max_cycle_gap under two cycles; validation leaves that
+// check to run, since backtests run no guard).
+func (c *configCheck) checkGuard(cfg *configs.Config) {
+	if _, err := guardConfig(cfg); err != nil {
+		c.problems = append(c.problems, strings.TrimPrefix(err.Error(), "configuration: "))
 	}
 }
 

@@ -157,6 +157,17 @@ max_position = "-5"
 	}
 }
 
+// A guard that mmbot run refuses (max_cycle_gap under two cycles, a rule
+// of run and not of validation) is a problem of config check too.
+func TestConfigCheckGuardGap(t *testing.T) {
+	demo := filepath.Join("..", "..", "configs", "demo.toml")
+	code, out, _ := runConfigCheck(t, nil, "-c", demo, "--set", "strategy.cycle=10s")
+	want := "\n  strategy.guard.max_cycle_gap = 15s: must be >= 2 × strategy.cycle (20s) to run the daemon\n"
+	if code != 1 || !strings.Contains(out, "\n1 problem:\n") || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, want 1 with %q:\n%s", code, want, out)
+	}
+}
+
 // A value set by the environment or a flag shows that source; a flag wins
 // over the environment, which wins over the file.
 func TestConfigCheckShowsOverrides(t *testing.T) {

@@ -92,11 +92,15 @@ func runDaemon(e *env, fs *pflag.FlagSet, rf runFlags) error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
+	gc, err := guardConfig(cfg)
+	if err != nil {
+		return err
+	}
 	log, err := logging.New(logging.Options{Level: cfg.Log.Level, Format: cfg.Log.Format, Out: e.stderr, IsTerminal: isTerminal(e.stderr)})
 	if err != nil {
 		return err
 	}
-	d := &daemon{e: e, cfg: cfg, log: log, flags: rf, reload: load}
+	d := &daemon{e: e, cfg: cfg, log: log, flags: rf, reload: load, guard: gc}
 	return d.run()
 }
 
@@ -113,6 +117,7 @@ type daemon struct {
 	log    zerolog.Logger
 	flags  runFlags
 	reload func() (*configs.Config, error)
+	guard  loop.GuardConfig // Observe is set by run
 
 	obs    *observer
 	client *exchange.Client
@@ -254,6 +259,7 @@ func (d *daemon) run() error {
 		return err
 	}
 	lc := loopConfig(cfg, markets, params, est, d.kill)
+	daemonLoop(&lc, cfg, d.flags.dryRun)
 	if !d.flags.dryRun {
 		lc.Finder = builderFinder{c: d.client, maker: sgn.Maker(), max: 2000}
 	}
@@ -263,6 +269,12 @@ func (d *daemon) run() error {
 		return err
 	}
 	d.status.loop.Store(d.loop)
+	gc := d.guard
+	gc.Observe = d.onGuard
+	guard, err := loop.NewGuard(d.loop, gc)
+	if err != nil {
+		return err
+	}
 
 	_ = notify.Status("reconciling the journal with the exchange")
 	if err := d.loop.Start(sigCtx); err != nil {
@@ -281,7 +293,13 @@ func (d *daemon) run() error {
 	stopSignals := d.handleSignals(runCtx)
 	defer stopSignals()
 	stopStatus := d.showStatus(runCtx)
+	guardDone := make(chan struct{})
+	go func() {
+		defer close(guardDone)
+		_ = guard.Run(runCtx)
+	}()
 	_ = d.loop.Run(runCtx, d.onCycle)
+	<-guardDone // Run returns once runCtx ended: so does the guard
 	stopStatus()
 
 	// Shutdown: stop quoting, cancel everything, wait for confirmation.

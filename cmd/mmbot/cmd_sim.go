@@ -33,7 +33,8 @@ committed on shutdown. docs/simulator.md describes every flag.`
 const simExample = `  mmbot sim    # on ` + simDefaultAddr + `, one account in sim-creds.json
   mmbot sim --addr 127.0.0.1:0 --accounts 2 --creds-out /tmp/creds.json    # any free port
   mmbot sim --markets 6 --record rec.jsonl.gz    # Ctrl-C after a few minutes, then mmbot backtest
-  mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m`
+  mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m
+  mmbot sim --stall "POST /books" --stall-after 12s     # books never answer from second 12 on`
 
 // simDefaultAddr is where mmbot sim listens by default: the address of the
 // URLs in configs/mmbot.example.toml, so that the example works as it is.
@@ -51,6 +52,8 @@ type simFlags struct {
 	step, authWindow                              time.Duration
 	faultErr, faultDB, faultDelayRate, faultDrop  float64
 	faultDelay, maintenanceAfter, maintenanceSpan time.Duration
+	stall                                         []string
+	stallAfter, stallSpan                         time.Duration
 	garbageRate                                   float64
 	garbageKind                                   string
 	garbageMarkets                                []string
@@ -83,6 +86,9 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.faultDrop, "fault-drop-rate", 0, "fraction of responses cut off halfway (connection closed)")
 	fs.DurationVar(&f.maintenanceAfter, "maintenance-after", 0, "start a maintenance window this long after start (with --maintenance-for)")
 	fs.DurationVar(&f.maintenanceSpan, "maintenance-for", 0, "length of the maintenance window: order endpoints answer 503")
+	fs.StringArrayVar(&f.stall, "stall", nil, `hold requests to this endpoint without an answer, e.g. "POST /books" (repeatable)`)
+	fs.DurationVar(&f.stallAfter, "stall-after", 0, "start stalling the --stall endpoints this long after start")
+	fs.DurationVar(&f.stallSpan, "stall-for", 0, "stop stalling them after this long (0: never)")
 	fs.Float64Var(&f.garbageRate, "fault-garbage-rate", 0, "fraction of books POST /books answers as garbage (see --fault-garbage-kind)")
 	fs.StringVar(&f.garbageKind, "fault-garbage-kind", "", "the garbage of a garbage book: "+strings.Join(sim.GarbageKinds, ", ")+` ("": one at random per book)`)
 	fs.StringSliceVar(&f.garbageMarkets, "fault-garbage-markets", nil, "condition `ids` whose books are always answered as garbage (repeatable)")
@@ -110,6 +116,12 @@ func (f *simFlags) config(now time.Time) (sim.Config, error) {
 	if f.maintenanceSpan > 0 {
 		cfg.Faults.MaintenanceFrom = now.Add(f.maintenanceAfter)
 		cfg.Faults.MaintenanceUntil = cfg.Faults.MaintenanceFrom.Add(f.maintenanceSpan)
+	}
+	if len(f.stall) > 0 {
+		cfg.Faults.Stall, cfg.Faults.StallFrom = f.stall, now.Add(f.stallAfter)
+		if f.stallSpan > 0 {
+			cfg.Faults.StallUntil = cfg.Faults.StallFrom.Add(f.stallSpan)
+		}
 	}
 	if f.catalogFile != "" {
 		c, err := catalog.LoadFile(f.catalogFile)

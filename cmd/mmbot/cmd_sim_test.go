@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -135,6 +136,30 @@ func TestSimCommandUsageErrors(t *testing.T) {
 				t.Errorf("err = %v, want a usage error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// --stall, --stall-after and --stall-for set the stall window from the
+// start time.
+func TestSimStallFlags(t *testing.T) {
+	var f simFlags
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--stall", "POST /books", "--stall", "DELETE /order", "--stall-after", "12s", "--stall-for", "1m"}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	cfg, err := f.config(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := cfg.Faults
+	if !slices.Equal(fl.Stall, []string{"POST /books", "DELETE /order"}) || !fl.StallFrom.Equal(now.Add(12*time.Second)) ||
+		!fl.StallUntil.Equal(now.Add(72*time.Second)) {
+		t.Fatalf("faults %+v", fl)
+	}
+	if _, err := sim.New(cfg); err != nil {
+		t.Fatalf("the simulator refused the stall: %v", err)
 	}
 }
 

@@ -53,9 +53,8 @@ func (o *observer) observeKill(m *metrics.Metrics) {
 	if o.kill == nil {
 		return
 	}
-	if tripped, trip := o.kill.Tripped(); tripped && !trip.At.Equal(o.lastTrip) {
-		o.lastTrip = trip.At
-		m.KillSwitchTrips.WithLabelValues(trip.Reason.String()).Inc()
+	if tripped, trip := o.kill.Tripped(); tripped {
+		o.countTrip(m, trip.Reason, trip.At)
 	}
 	l := o.kill.Losses()
 	dd := l.Drawdown
@@ -63,6 +62,18 @@ func (o *observer) observeKill(m *metrics.Metrics) {
 		dd = l.Daily
 	}
 	m.Drawdown.Set(dd.InexactFloat64())
+}
+
+// countTrip counts the trip of the kill switch at at by its reason, unless
+// it is the trip counted last (the cycle and the guard both report it).
+func (o *observer) countTrip(m *metrics.Metrics, reason risk.TripReason, at time.Time) {
+	o.tripMu.Lock()
+	defer o.tripMu.Unlock()
+	if o.tripCounted && at.Equal(o.lastTrip) {
+		return
+	}
+	o.tripCounted, o.lastTrip = true, at
+	m.KillSwitchTrips.WithLabelValues(reason.String()).Inc()
 }
 
 // observeBuckets sets each rate-limit bucket's use and cap, and adds what it

@@ -35,7 +35,6 @@ type observer struct {
 	// Read and written by OnCycle only (run_metrics.go).
 	kill          *risk.KillSwitch // nil: no trips or drawdown to report
 	dailyDrawdown bool             // risk.drawdown_window = "day"
-	lastTrip      time.Time        // when the last trip counted happened
 	admitted      map[string]uint64
 	markouts      markouts
 	// capped holds the endpoints whose capped Retry-After was logged.
@@ -47,6 +46,12 @@ type observer struct {
 	// clock (time.Now when nil).
 	cancelKill atomic.Pointer[risk.KillSwitch]
 	now        func() time.Time
+
+	// The trip counted last: OnCycle and the loop's guard (on its own
+	// goroutine) both count trips, each trip once (countTrip).
+	tripMu      sync.Mutex
+	tripCounted bool
+	lastTrip    time.Time // when the last trip counted happened
 }
 
 func (o *observer) clock() time.Time {

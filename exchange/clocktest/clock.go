@@ -20,6 +20,7 @@ type waiter struct {
 	at  time.Time
 	seq uint64
 	ch  chan time.Time
+	fn  func() // AfterFunc's: called in its own goroutine instead of a send on ch
 }
 
 // New returns a clock that reads start until it is moved.
@@ -41,6 +42,34 @@ func (c *Clock) After(d time.Duration) <-chan time.Time {
 	defer c.mu.Unlock()
 	w := c.addLocked(d)
 	return w.ch
+}
+
+// AfterFunc calls f in its own goroutine once the clock reaches Now()+d
+// (at once for d <= 0). The waiter is registered before AfterFunc returns.
+// stop removes it and reports whether f was still pending: false once f has
+// been called or stopped.
+func (c *Clock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	if d <= 0 {
+		go f()
+		return func() bool { return false }
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	w := &waiter{at: c.now.Add(d), seq: c.seq, fn: f}
+	c.waiters = append(c.waiters, w)
+	c.notifyLocked()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, x := range c.waiters {
+			if x == w {
+				c.removeLocked(w)
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Sleep blocks until the clock reaches Now()+d or ctx is done.
@@ -122,7 +151,11 @@ func (c *Clock) setLocked(t time.Time) {
 		if w.at.After(t) {
 			break
 		}
-		w.ch <- t
+		if w.fn != nil {
+			go w.fn()
+		} else {
+			w.ch <- t
+		}
 		n++
 	}
 	if n > 0 {

@@ -105,3 +105,43 @@ func TestSleepCancelled(t *testing.T) {
 		t.Errorf("BlockUntil on a done ctx = %v", err)
 	}
 }
+
+func TestAfterFuncFiresOnceAndStops(t *testing.T) {
+	c := New(start)
+	fired := make(chan time.Time, 2)
+	stop := c.AfterFunc(time.Second, func() { fired <- c.Now() })
+	stopped := c.AfterFunc(time.Second, func() { fired <- time.Time{} })
+	if c.Waiters() != 2 {
+		t.Fatalf("waiters = %d, want 2 registered before AfterFunc returned", c.Waiters())
+	}
+	if !stopped() {
+		t.Fatal("stop of a pending AfterFunc reported false")
+	}
+	if c.Waiters() != 1 {
+		t.Fatalf("waiters = %d after a stop, want 1", c.Waiters())
+	}
+	c.Advance(999 * time.Millisecond)
+	select {
+	case <-fired:
+		t.Fatal("fired early")
+	default:
+	}
+	c.Advance(time.Millisecond)
+	if at := <-fired; !at.Equal(start.Add(time.Second)) {
+		t.Fatalf("fired at %v", at)
+	}
+	if stop() {
+		t.Fatal("stop after firing reported true")
+	}
+	c.Advance(time.Hour)
+	select {
+	case at := <-fired:
+		t.Fatalf("a stopped AfterFunc fired (%v)", at)
+	default:
+	}
+	done := make(chan struct{})
+	if c.AfterFunc(0, func() { close(done) })() {
+		t.Fatal("stop of an immediate AfterFunc reported true")
+	}
+	<-done
+}

@@ -8,5 +8,6 @@
 // which makes multi-goroutine tests deterministic without real sleeps.
 //
 // It satisfies exchange.Clock (Now, Sleep) and also offers After for code
-// that selects on a timer channel.
+// that selects on a timer channel, and AfterFunc (with a stop that removes
+// the waiter) for code that bounds a context by the clock.
 package clocktest

@@ -122,6 +122,12 @@ type Faults struct {
 	// Maintenance refuses POST /orders and DELETE /order with 503 while
 	// MaintenanceFrom <= wall clock < MaintenanceUntil.
 	MaintenanceFrom, MaintenanceUntil time.Time
+	// Stall holds the requests of these endpoints, each "METHOD /path"
+	// relative to its area's base ("POST /books", "DELETE /order"), without
+	// an answer until the client gives up, while StallFrom <= wall clock <
+	// StallUntil (a zero StallUntil: until the faults change).
+	Stall                 []string
+	StallFrom, StallUntil time.Time
 	// Garbage books: POST /books answers a corrupted book for every token
 	// of the markets in GarbageMarkets (condition ids), and for any other
 	// token with probability GarbageRate. GarbageKind is the corruption,
@@ -140,6 +146,12 @@ func (f Faults) validate() error {
 	}
 	if f.Delay < 0 {
 		return fmt.Errorf("sim: fault delay %s is negative", f.Delay)
+	}
+	for _, ep := range f.Stall {
+		method, path, ok := strings.Cut(ep, " ")
+		if !ok || method == "" || method != strings.ToUpper(method) || !strings.HasPrefix(path, "/") {
+			return fmt.Errorf("sim: stalled endpoint %q: want \"METHOD /path\", e.g. \"POST /books\"", ep)
+		}
 	}
 	if f.GarbageKind != "" && !slices.Contains(GarbageKinds, f.GarbageKind) {
 		return fmt.Errorf("sim: garbage kind %q: want one of %s", f.GarbageKind, strings.Join(GarbageKinds, ", "))

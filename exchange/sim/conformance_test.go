@@ -673,6 +673,27 @@ func TestConformanceFaults(t *testing.T) {
 	if f := env.ex.SetFaults(Faults{ErrorRate: 2}); f == nil {
 		t.Error("SetFaults accepted a rate of 2")
 	}
+	// A stalled endpoint never answers while the window is open; the others
+	// do, and it answers again outside the window.
+	tok := s.m.TokenIDs[0]
+	books := func() error {
+		ctx, cancel := context.WithTimeout(bg, 200*time.Millisecond)
+		defer cancel()
+		_, err := c.Books(ctx, []string{tok})
+		return err
+	}
+	stall := Faults{Stall: []string{"POST /books"}, StallFrom: now.Add(-time.Minute)}
+	check(stall, books, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) })
+	check(stall, trades, func(err error) bool { return err == nil })
+	stall.StallFrom = now.Add(time.Hour)
+	check(stall, books, func(err error) bool { return err == nil })
+	stall.StallFrom, stall.StallUntil = now.Add(-time.Hour), now.Add(-time.Minute)
+	check(stall, books, func(err error) bool { return err == nil })
+	for _, bad := range []string{"POST/books", "post /books", "POST books"} {
+		if err := env.ex.SetFaults(Faults{Stall: []string{bad}}); err == nil {
+			t.Errorf("SetFaults accepted the stalled endpoint %q", bad)
+		}
+	}
 }
 
 func TestConformanceRequestLog(t *testing.T) {

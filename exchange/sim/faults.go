@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
@@ -78,4 +79,16 @@ func (fs *faultState) maintenance(now time.Time) (bool, time.Time) {
 		return false, time.Time{}
 	}
 	return true, f.MaintenanceUntil
+}
+
+// stalled reports whether a request to method and rel (the path relative to
+// its area's base) is held without an answer at now.
+func (fs *faultState) stalled(method, rel string, now time.Time) bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	f := fs.f
+	if len(f.Stall) == 0 || now.Before(f.StallFrom) || (!f.StallUntil.IsZero() && !now.Before(f.StallUntil)) {
+		return false
+	}
+	return slices.Contains(f.Stall, method+" "+rel)
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -164,6 +165,13 @@ func (e *Exchange) middleware(next http.Handler) http.Handler {
 		}
 		if ok, wait := e.limiter.admit(ip, requestCosts(area, r.Method, rel), e.cfg.WallClock()); !ok {
 			writeThrottled(sw, area, wait)
+			return
+		}
+		if e.faults.stalled(r.Method, rel, e.cfg.WallClock()) {
+			// Read the body (the server notices a closed connection only
+			// once it has), then answer nothing until the client gives up.
+			_, _ = io.Copy(io.Discard, http.MaxBytesReader(sw, r.Body, maxRequestBody))
+			<-r.Context().Done()
 			return
 		}
 		kind, delay := e.faults.draw()

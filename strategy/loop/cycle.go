@@ -21,10 +21,15 @@ import (
 func (l *Loop) Cycle(ctx context.Context) error {
 	start := l.clock.Now()
 	l.applyPending()
+	l.takeGuardSettled()
 	rep := &CycleReport{Start: start}
 	err := l.cycle(ctx, rep)
-	rep.Duration = l.clock.Now().Sub(start)
+	end := l.clock.Now()
+	rep.Duration = end.Sub(start)
 	rep.Err = err
+	if err == nil {
+		l.view.completed(end)
+	}
 	l.finish(rep)
 	return err
 }
@@ -34,10 +39,9 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 		return errNothingToQuote
 	}
 	now := l.clock.Now()
-	if err := l.readBooks(ctx, now, rep); err != nil {
+	if err := l.readInputs(ctx, now, rep); err != nil {
 		return err
 	}
-	l.readTape(ctx, now)
 	batch := &Batch{Now: now}
 	l.readOrders(ctx, now, batch, rep, false)
 	l.refresh(now)
@@ -53,7 +57,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 			l.log.Error().Str("reason", trip.Reason.String()).Str("detail", trip.Detail).Msg("kill switch tripped: cancelling every order and stopping quotes")
 			l.halted = true
 		}
-		cancels = l.allLive() // every cycle, until none is left (a cancel may fail)
+		cancels = l.withinBudget(l.allLive(), now) // every cycle, until none is left (a cancel may fail)
 	default:
 		if l.halted {
 			l.log.Warn().Msg("kill switch reset: quoting resumes")
@@ -67,6 +71,9 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 	unconfirmed := l.sendCancels(ctx, cancels, batch, rep)
 	if len(unconfirmed) > 0 {
 		places = slices.DeleteFunc(places, func(p placement) bool { return unconfirmed[p.market] })
+	}
+	if len(places) > 0 && l.tripped() {
+		places = nil // tripped while cancelling (by the guard, or by the cancels' errors): nothing more is placed
 	}
 	intents := l.sign(places, rep)
 	if len(intents) > 0 {
@@ -97,29 +104,170 @@ func (l *Loop) tripped() bool {
 	return t
 }
 
-// readBooks reads every quoted token's book in batches.
-func (l *Loop) readBooks(ctx context.Context, now time.Time, rep *CycleReport) error {
+// bookRead is what one POST /books batch brought back; a batch that failed
+// with not found or bad request is read again market by market (markets).
+type bookRead struct {
+	done    bool // the request was made (false: the context ended first)
+	books   []exchange.OrderBook
+	err     error
+	markets []marketBooks
+}
+
+type marketBooks struct {
+	market int
+	books  []exchange.OrderBook
+	err    error
+}
+
+// tapeRead is what the tape read brought back.
+type tapeRead struct {
+	done   bool
+	trades []exchange.Trade
+	err    error
+}
+
+// isolatable reports whether a failed book batch is read again market by
+// market: the exchange refused it for what it asked (a closed or unknown
+// market), not for being unreachable.
+func isolatable(err error) bool {
+	return errors.Is(err, exchange.ErrNotFound) || errors.Is(err, exchange.ErrBadRequest)
+}
+
+// readInputs reads every quoted token's book, in batches, and the tape. The
+// requests do not depend on each other: they run concurrently when the
+// configuration allows, and their answers are applied in a fixed order
+// (books batch by batch, then the tape). A batch that fails leaves its
+// markets' books as they were and holds those markets this cycle (they are
+// not planned unless their books went stale); the cycle fails only when
+// every batch failed.
+func (l *Loop) readInputs(ctx context.Context, now time.Time, rep *CycleReport) error {
 	var tokens []string
 	for _, mr := range l.markets {
+		mr.unread = false
 		if mr.stopped == "" {
 			tokens = append(tokens, mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No])
 		}
 	}
+	var chunks [][]string
 	for i := 0; i < len(tokens); i += l.cfg.BooksBatch {
-		chunk := tokens[i:min(i+l.cfg.BooksBatch, len(tokens))]
-		books, err := l.venue.Books(ctx, chunk)
-		if err != nil {
-			if errors.Is(err, exchange.ErrNotFound) || errors.Is(err, exchange.ErrBadRequest) {
-				l.isolateBooks(ctx, chunk, now, rep)
-				continue
-			}
-			return fmt.Errorf("read books: %w", err)
+		chunks = append(chunks, tokens[i:min(i+l.cfg.BooksBatch, len(tokens))])
+	}
+	tp, wantTape := l.tapeParams()
+	reads := make([]bookRead, len(chunks))
+	var tape tapeRead
+	n := len(chunks)
+	if wantTape {
+		n++
+	}
+	l.fanOut(ctx, n, func(ctx context.Context, i int) {
+		if i == len(chunks) {
+			tape.trades, tape.err = l.venue.Trades(ctx, tp)
+			tape.done = true
+			return
 		}
-		for j := range books {
-			l.takeBook(&books[j], now, rep)
+		l.fetchBooks(ctx, chunks[i], &reads[i])
+	})
+	if err := l.takeBooks(ctx, chunks, reads, now, rep); err != nil {
+		return err
+	}
+	if wantTape {
+		l.takeTape(&tape)
+	}
+	return nil
+}
+
+// fetchBooks reads one batch; a batch refused for a closed or unknown market
+// is read again market by market, so that one closed market cannot blind
+// the loop to the others. It runs on fanOut's goroutines: it reads only
+// what does not change during a cycle's reads (byToken, token ids).
+func (l *Loop) fetchBooks(ctx context.Context, tokens []string, r *bookRead) {
+	r.done = true
+	r.books, r.err = l.venue.Books(ctx, tokens)
+	if r.err == nil || !isolatable(r.err) {
+		return
+	}
+	seen := map[int]bool{}
+	for _, tok := range tokens {
+		ref, ok := l.byToken[tok]
+		if !ok || seen[ref.market] {
+			continue
+		}
+		seen[ref.market] = true
+		mb := marketBooks{market: ref.market}
+		mb.books, mb.err = l.venue.Books(ctx, l.markets[ref.market].m.TokenIDs[:])
+		r.markets = append(r.markets, mb)
+	}
+}
+
+// takeBooks applies the batches' answers in batch order (each book checked
+// by takeBook), marks the markets whose books are stale, and shows the
+// guard the books it judged.
+func (l *Loop) takeBooks(ctx context.Context, chunks [][]string, reads []bookRead, now time.Time, rep *CycleReport) error {
+	ok := 0
+	var failed []error
+	held := map[int]error{} // markets held this cycle, with why (noted once the cycle goes on)
+	hold := func(tokens []string, err error) {
+		for _, tok := range tokens {
+			if ref, found := l.byToken[tok]; found {
+				l.markets[ref.market].unread = true
+				if held[ref.market] == nil {
+					held[ref.market] = err
+				}
+			}
 		}
 	}
-	for _, mr := range l.markets {
+	for i := range reads {
+		r := &reads[i]
+		switch {
+		case !r.done:
+			err := ctx.Err()
+			if err == nil {
+				err = errors.New("not read")
+			}
+			failed = append(failed, err)
+			hold(chunks[i], err)
+		case r.err == nil:
+			ok++
+			for j := range r.books {
+				l.takeBook(&r.books[j], now, rep)
+			}
+		case isolatable(r.err):
+			ok++
+			for _, mb := range r.markets {
+				mr := l.markets[mb.market]
+				if mb.err != nil {
+					if isolatable(mb.err) {
+						mr.stopped = "book unavailable: " + mb.err.Error()
+						l.noteErr(mb.market, mr.stopped)
+						l.log.Warn().Str("market", mr.m.ConditionID).Err(mb.err).Msg("market closed or unknown: cancelling its orders and no longer quoting it")
+					} else {
+						mr.unread = true
+						held[mb.market] = mb.err
+					}
+					continue
+				}
+				for j := range mb.books {
+					l.takeBook(&mb.books[j], now, rep)
+				}
+			}
+		default:
+			failed = append(failed, r.err)
+			hold(chunks[i], r.err)
+		}
+	}
+	if ok == 0 && len(failed) > 0 {
+		return fmt.Errorf("read books: %w", failed[0])
+	}
+	for _, err := range failed {
+		l.log.Warn().Err(err).Msg("reading a batch of books failed: its markets keep their orders and are not re-quoted this cycle")
+	}
+	for i := range l.markets {
+		if err := held[i]; err != nil {
+			l.noteErr(i, "reading its books failed: "+err.Error())
+		}
+	}
+	times := make([]time.Time, len(l.markets))
+	for i, mr := range l.markets {
 		mr.stale = false
 		if mr.stopped != "" {
 			continue
@@ -128,35 +276,13 @@ func (l *Loop) readBooks(ctx context.Context, now time.Time, rep *CycleReport) e
 			if !mr.hasBook[o] || (l.cfg.MaxBookAge > 0 && now.Sub(mr.books[o].Updated) > l.cfg.MaxBookAge) {
 				mr.stale = true
 			}
-		}
-	}
-	return nil
-}
-
-// isolateBooks reads the books of one failed batch market by market, so that
-// one closed market does not blind the loop to the others.
-func (l *Loop) isolateBooks(ctx context.Context, tokens []string, now time.Time, rep *CycleReport) {
-	seen := map[int]bool{}
-	for _, tok := range tokens {
-		ref, ok := l.byToken[tok]
-		if !ok || seen[ref.market] {
-			continue
-		}
-		seen[ref.market] = true
-		mr := l.markets[ref.market]
-		books, err := l.venue.Books(ctx, mr.m.TokenIDs[:])
-		if err != nil {
-			if errors.Is(err, exchange.ErrNotFound) || errors.Is(err, exchange.ErrBadRequest) {
-				mr.stopped = "book unavailable: " + err.Error()
-				l.noteErr(ref.market, mr.stopped)
-				l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("market closed or unknown: cancelling its orders and no longer quoting it")
+			if mr.hasBook[o] && (times[i].IsZero() || mr.books[o].Updated.Before(times[i])) {
+				times[i] = mr.books[o].Updated
 			}
-			continue
-		}
-		for j := range books {
-			l.takeBook(&books[j], now, rep)
 		}
 	}
+	l.view.judge(times, now)
+	return nil
 }
 
 // takeBook uses one book read from the venue: checked (Config.CheckBook),

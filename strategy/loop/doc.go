@@ -9,10 +9,10 @@
 // backtest.
 //
 // Use: New checks a Config and wires the parts; Start reconciles; Run calls
-// Cycle every Config.Cycle until its context ends; Shutdown cancels every
-// order. CancelAll is Start then Shutdown, quoting nothing. SetParams
-// (SIGHUP) and Status may be called from any goroutine; the other methods
-// belong to the goroutine that runs the loop.
+// Cycle every Config.Cycle until its context ends, next to a Guard's Run;
+// Shutdown cancels every order. CancelAll is Start then Shutdown, quoting
+// nothing. SetParams (SIGHUP) and Status may be called from any goroutine;
+// the other methods belong to the goroutine that runs the loop.
 //
 // One cycle (DESIGN.md §3), in this order:
 //
@@ -36,6 +36,20 @@
 //     cycle learned (sends, state changes, fills) in one Journal.Apply.
 //  7. Publish the Status and hand a CycleReport to the Observer.
 //
+// Concurrency: the requests of one step that do not depend on each other
+// (the book batches and the tape, the order reads, the cancels, the
+// placement batches) run concurrently when Config.Concurrency is above 1,
+// each bounded by Config.RequestTimeout, so one slow request costs its own
+// market this cycle and not the others theirs: a book batch that fails
+// leaves its markets held (orders kept, not planned) unless their books go
+// stale, and the cycle fails only when every batch failed. Their answers
+// are always applied in one fixed order, and with Concurrency at most 1 the
+// requests are made one at a time in that order, as a backtest's venue
+// needs. Cancels that must all go (the kill switch's, Shutdown's, the
+// guard's) are sent only as far as the DELETE budget takes them now (at
+// least one), least recently tried first, instead of racing for it. The kill switch is checked again before anything is signed and
+// before each placement batch.
+//
 // Journal before send: no order reaches the Venue before its intent (the
 // signed item and its hash) is in the Journal; when RecordIntents fails,
 // nothing is placed. A placement is never retried: a batch whose answer is
@@ -51,6 +65,18 @@
 // longer configured. Only after Start returns nil may the daemon say it is
 // ready. Shutdown cancels every tracked order and reads them back until each
 // is final or its context ends.
+//
+// The guard: the loop's own stale-book protection runs only while its cycles
+// complete. A Guard (NewGuard) watches from its own goroutine, every
+// GuardConfig.Period on the loop's clock, what the loop shows it (the
+// orders that may be live, the books behind them, when the loop last judged
+// its books and last completed a cycle). When no cycle has completed for
+// GuardConfig.MaxCycleGap, or live orders rest on books older than the
+// book-age limit that no cycle has judged since, it trips the kill switch
+// (risk.TripStaleLoop, risk.TripStaleQuotes), logs one line saying why, and
+// cancels those orders itself, concurrently and each with its own timeout,
+// never behind the loop's stuck requests. The loop reads the orders it
+// cancelled back at its next cycle or at Shutdown, and journals them.
 //
 // The Venue seam: Venue is the few calls the loop makes to an exchange (read
 // books, read the tape, place a batch, cancel one order, read one order, the

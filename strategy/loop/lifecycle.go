@@ -67,14 +67,19 @@ func (l *Loop) Start(ctx context.Context) error {
 			return fmt.Errorf("journal reconciliation: %w", err)
 		}
 	}
+	l.view.reset(l.orders, l.clock.Now())
 	l.log.Info().Int("journaled", len(open)).Int("live", len(l.orders)).Int("fills", rep.Fills).Msg("reconciled journal with the exchange")
 	return nil
 }
 
 // Shutdown stops quoting and cancels every order the loop tracks, then reads
-// them back until the exchange confirms each is final or ctx ends. It returns
-// an error naming how many orders may still be live.
+// them back until the exchange confirms each is final or ctx ends: ctx is the
+// whole shutdown's deadline. The cancels run concurrently when the
+// configuration allows, each bounded by Config.RequestTimeout, so one slow
+// cancel holds back no other. It returns an error naming how many orders
+// may still be live.
 func (l *Loop) Shutdown(ctx context.Context) error {
+	settled := l.takeGuardSettled()
 	for round := 0; ; round++ {
 		now := l.clock.Now()
 		batch := &Batch{Now: now}
@@ -83,11 +88,15 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 		if len(live) == 0 {
 			break
 		}
-		if round > 0 {
+		switch {
+		case round > 0:
 			l.readOrders(ctx, now, batch, rep, true)
 			live = l.allLive()
+		case settled > 0: // the guard cancelled these: read them back instead of cancelling them again
+			l.readOrders(ctx, now, batch, rep, false)
+			live = l.allLive()
 		}
-		l.sendCancels(ctx, live, batch, rep)
+		l.sendCancels(ctx, l.withinBudget(live, now), batch, rep)
 		if !batch.Empty() {
 			if err := l.journal.Apply(batch); err != nil {
 				return fmt.Errorf("journal at shutdown: %w", err)

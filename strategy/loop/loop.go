@@ -37,6 +37,18 @@ type Config struct {
 	// NotFoundGrace is how long an order sent without an answer may stay
 	// unknown to the exchange before it is declared failed.
 	NotFoundGrace time.Duration
+	// Concurrency is how many of one cycle's independent requests (book
+	// batches, order reads, cancels, placement batches) may be in flight at
+	// once. At 0 or 1 they run one at a time in a fixed order: what a
+	// backtest's single-threaded venue needs. Above 1 the Venue must be
+	// safe for concurrent use. Either way the answers are applied in the
+	// same fixed order.
+	Concurrency int
+	// RequestTimeout bounds each request of a cycle (0: only the context
+	// passed to Cycle bounds them), so that one slow request costs its
+	// market this cycle and not the others theirs. It needs a Clock that
+	// can time (the system clock, or a fake with AfterFunc).
+	RequestTimeout time.Duration
 	// CheckBook, when set, checks every book read before it is used (the
 	// daemon sets exchange.ValidateBook). A market with a book it refuses
 	// is not quoted, and its orders are cancelled, until its books pass
@@ -83,6 +95,12 @@ func (c *Config) setDefaults() error {
 	if c.NotFoundGrace <= 0 {
 		c.NotFoundGrace = 30 * time.Second
 	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 1
+	}
+	if c.RequestTimeout < 0 {
+		return fmt.Errorf("loop: request timeout %s is negative", c.RequestTimeout)
+	}
 	return nil
 }
 
@@ -100,6 +118,7 @@ type marketRun struct {
 	lastErr   string    // the last error met on the market
 	lastErrAt time.Time // when
 	stale     bool
+	unread    bool // this cycle's read of its books failed: it is held (not planned) unless stale
 	// refused is, per outcome, why its last book was refused (CheckBook);
 	// the market is not quoted while either is set. logged holds the
 	// reasons already logged, recovered whether a recovery was logged.
@@ -125,9 +144,11 @@ func (mr *marketRun) refusal() string {
 // liveOrder is a non-final order the loop tracks.
 type liveOrder struct {
 	JournaledOrder
-	market   int
-	lastRead time.Time
-	suspect  bool // the book suggests it traded: read it first
+	market     int
+	lastRead   time.Time
+	lastCancel time.Time // when a cancel of it was last sent (zero: never)
+	unknown    bool      // sent without an answer, and the exchange did not know it at the last read
+	suspect    bool      // the book suggests it traded: read it first
 }
 
 // Loop is the strategy loop of DESIGN.md §3. Build it with New, then
@@ -154,6 +175,7 @@ type Loop struct {
 
 	halted bool // the kill switch's cancel-all has been done
 
+	view      guardView // shared with the Guard
 	lastErr   string    // the last failed cycle's error
 	lastErrAt time.Time // when
 	// cancelsHeld and placesHeld are when the venue takes cancels and
@@ -175,6 +197,9 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 	}
 	if v == nil || s == nil || j == nil || c == nil {
 		return nil, errors.New("loop: New needs a venue, a signer, a journal and a clock")
+	}
+	if cfg.RequestTimeout > 0 && !canTime(c) {
+		return nil, errors.New("loop: a request timeout needs a clock that can time (the system clock, or one with AfterFunc); a backtest's clock cannot")
 	}
 	if obs == nil {
 		obs = nopObserver{}
@@ -203,6 +228,11 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 		mr.books[strategy.Yes].TokenID, mr.books[strategy.No].TokenID = m.TokenIDs[strategy.Yes], m.TokenIDs[strategy.No]
 		l.markets = append(l.markets, mr)
 	}
+	conds := make([]string, len(l.markets))
+	for i, mr := range l.markets {
+		conds[i] = mr.m.ConditionID
+	}
+	l.view.init(conds)
 	return l, nil
 }
 

@@ -16,30 +16,42 @@ import (
 
 const maxTape = 64 // trades kept per market for the intensity estimator
 
-// readTape reads the recent trades of the quoted markets from the data API
-// and appends the new ones to each market's tape. Failures are logged: the
-// tape only feeds the estimators.
-func (l *Loop) readTape(ctx context.Context, now time.Time) {
+// tapeParams is the cycle's tape read: the recent trades of the quoted
+// markets (false when the tape is off or nothing is quoted).
+func (l *Loop) tapeParams() (exchange.TradesParams, bool) {
 	if l.cfg.TapeLimit <= 0 {
-		return
+		return exchange.TradesParams{}, false
 	}
-	byCond := map[string]int{}
 	var conds []string
-	for i, mr := range l.markets {
+	for _, mr := range l.markets {
 		if mr.stopped == "" {
-			byCond[mr.m.ConditionID] = i
 			conds = append(conds, mr.m.ConditionID)
 		}
 	}
 	if len(conds) == 0 {
-		return
+		return exchange.TradesParams{}, false
 	}
 	limit, takerOnly := l.cfg.TapeLimit, true
-	trades, err := l.venue.Trades(ctx, exchange.TradesParams{Market: conds, Limit: &limit, TakerOnly: &takerOnly})
-	if err != nil {
-		l.log.Debug().Err(err).Msg("reading the tape failed")
+	return exchange.TradesParams{Market: conds, Limit: &limit, TakerOnly: &takerOnly}, true
+}
+
+// takeTape appends the new trades of the tape read to each market's tape.
+// Failures are logged: the tape only feeds the estimators.
+func (l *Loop) takeTape(r *tapeRead) {
+	if !r.done {
 		return
 	}
+	if r.err != nil {
+		l.log.Debug().Err(r.err).Msg("reading the tape failed")
+		return
+	}
+	byCond := map[string]int{}
+	for i, mr := range l.markets {
+		if mr.stopped == "" {
+			byCond[mr.m.ConditionID] = i
+		}
+	}
+	trades := r.trades
 	sort.SliceStable(trades, func(i, j int) bool { return trades[i].Timestamp < trades[j].Timestamp })
 	newest := map[int]time.Time{}
 	for i := range trades {
@@ -74,7 +86,6 @@ func (l *Loop) readTape(ctx context.Context, now time.Time) {
 			mr.trades = append(mr.trades[:0], mr.trades[n-maxTape:]...)
 		}
 	}
-	_ = now
 }
 
 // readOrders reads our open orders back from the exchange: every order whose
@@ -107,19 +118,34 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 	if len(todo) > budget {
 		todo = todo[:budget]
 	}
-	for _, lo := range todo {
-		if ctx.Err() != nil {
-			return
+	reads := make([]orderRead, len(todo))
+	l.fanOut(ctx, len(todo), func(ctx context.Context, i int) { fetchOrder(ctx, l.venue, todo[i], &reads[i]) })
+	for i, lo := range todo {
+		if reads[i].done {
+			l.takeOrder(lo, reads[i].eo, reads[i].err, now, batch, rep, all)
 		}
-		l.readOrder(ctx, lo, now, batch, rep, all)
 	}
 }
 
-func (l *Loop) readOrder(ctx context.Context, lo *liveOrder, now time.Time, batch *Batch, rep *CycleReport, startup bool) {
-	eo, err := l.venue.Order(ctx, orderID(lo))
-	if err != nil && errors.Is(err, exchange.ErrNotFound) && lo.ExchangeID != "" && lo.ExchangeID != lo.Hash {
-		eo, err = l.venue.Order(ctx, lo.Hash)
+// orderRead is what one order read brought back.
+type orderRead struct {
+	done bool
+	eo   *exchange.Order
+	err  error
+}
+
+// fetchOrder reads lo by its exchange id, and by its hash when the exchange
+// does not know that id. It runs on fanOut's goroutines and only reads lo.
+func fetchOrder(ctx context.Context, v Venue, lo *liveOrder, r *orderRead) {
+	r.done = true
+	r.eo, r.err = v.Order(ctx, orderID(lo))
+	if r.err != nil && errors.Is(r.err, exchange.ErrNotFound) && lo.ExchangeID != "" && lo.ExchangeID != lo.Hash {
+		r.eo, r.err = v.Order(ctx, lo.Hash)
 	}
+}
+
+// takeOrder applies one order read.
+func (l *Loop) takeOrder(lo *liveOrder, eo *exchange.Order, err error, now time.Time, batch *Batch, rep *CycleReport, startup bool) {
 	lo.lastRead = now
 	if err != nil {
 		if !errors.Is(err, exchange.ErrNotFound) {
@@ -129,6 +155,7 @@ func (l *Loop) readOrder(ctx context.Context, lo *liveOrder, now time.Time, batc
 		}
 		switch {
 		case lo.State == JIntent || lo.State == JSent:
+			lo.unknown = true
 			if startup || now.Sub(lo.CreatedAt) > l.cfg.NotFoundGrace {
 				l.log.Info().Str("order", short(lo.Hash)).Msg("order never reached the exchange: marked failed")
 				l.finalise(lo, Update{Hash: lo.Hash, State: JFailed, Err: "not found at the exchange"}, batch)
@@ -139,7 +166,7 @@ func (l *Loop) readOrder(ctx context.Context, lo *liveOrder, now time.Time, batc
 		}
 		return
 	}
-	lo.suspect = false
+	lo.suspect, lo.unknown = false, false
 	if lo.ExchangeID == "" {
 		lo.ExchangeID = eo.ID
 	}

@@ -20,7 +20,8 @@ type placement struct {
 // what is left is planned again with the remainder (the planner then keeps
 // its most valuable changes). Markets that are stale, stopped or on a new
 // tick grid, or whose books are refused, get all their orders cancelled
-// instead.
+// instead; a market whose books could not be read this cycle (and are not
+// stale) is held: its orders stay and it is not planned.
 func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement) {
 	vb := l.venue.Budget(now)
 	rem := strategy.Budget{Places: vb.Orders, Cancels: vb.Cancels}
@@ -38,6 +39,9 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		if mr.stopped != "" || mr.stale || mr.refusal() != "" {
 			cancels = append(cancels, mr.open...)
 			continue
+		}
+		if mr.unread {
+			continue // its books were not read this cycle: hold its orders until they are (or go stale)
 		}
 		mr.st.Observe(&mr.snap)
 		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), subTotals(sum, totals[i]))

@@ -3,8 +3,9 @@ package loop
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -15,12 +16,15 @@ import (
 // fill just before the cancel), then finalises it; when that read fails the
 // order stays tracked and the next read settles it. An order the exchange
 // no longer has is read again (it may have filled); a failed call is
-// counted against the kill switch. After a throttled cancel (429) no cancel
-// is sent until its Retry-After has passed: the rest wait for a later cycle
-// instead of stalling this one on the rate limiter. It returns the markets
-// with a cancel
-// that was not confirmed, or that found a fill the plan did not know of
-// (nil when there is none).
+// counted against the kill switch. The cancels do not depend on each other:
+// they run concurrently when the configuration allows, and their answers
+// are applied in the order given. After a throttled cancel (429) no cancel
+// is sent until its Retry-After has passed (Loop.cancelsHeld): the rest
+// wait for a later cycle instead of stalling this one on the rate limiter;
+// the cancels of this call not yet started when one is throttled are not
+// sent either. It returns the markets with a cancel that was not
+// confirmed, or that found a fill the plan did not know of (nil when there
+// is none).
 func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Batch, rep *CycleReport) map[int]bool {
 	var unconfirmed map[int]bool
 	miss := func(lo *liveOrder) {
@@ -29,42 +33,60 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 		}
 		unconfirmed[lo.market] = true
 	}
+	list := make([]*liveOrder, 0, len(cancels))
+	listed := map[string]bool{}
 	for _, lo := range cancels {
-		if ctx.Err() != nil || l.clock.Now().Before(l.cancelsHeld) {
+		if _, ok := l.orders[lo.Hash]; !ok || listed[lo.Hash] {
+			continue // already final, or listed twice
+		}
+		listed[lo.Hash] = true
+		list = append(list, lo)
+	}
+	out := make([]cancelResult, len(list))
+	gate := &throttleGate{until: l.cancelsHeld}
+	l.fanOut(ctx, len(list), func(ctx context.Context, i int) {
+		if _, held := gate.held(l.clock.Now()); held {
+			return // not sent: the exchange throttles cancels
+		}
+		fetchCancel(ctx, l.venue, list[i], &out[i])
+		if out[i].err != nil {
+			gate.throttled(out[i].err, l.clock.Now())
+		}
+	})
+	if gate.until.After(l.cancelsHeld) {
+		l.cancelsHeld = gate.until
+		l.log.Warn().Time("until", gate.until).Msg("the exchange throttles cancels: sending none until then")
+	}
+	now := l.clock.Now()
+	for i, lo := range list {
+		r := &out[i]
+		if !r.done {
 			miss(lo)
 			continue
 		}
-		if _, ok := l.orders[lo.Hash]; !ok {
-			continue // already final (listed twice)
-		}
+		lo.lastCancel = now
 		id := orderID(lo)
-		res, err := l.venue.CancelOrder(ctx, id)
-		if err != nil {
+		if r.err != nil {
 			miss(lo)
-			if errors.Is(err, exchange.ErrNotFound) {
+			if errors.Is(r.err, exchange.ErrNotFound) {
 				lo.suspect = true
 				continue
 			}
 			l.orderResult(false)
 			l.tally.CancelFailed++
-			l.log.Warn().Str("order", short(lo.Hash)).Err(err).Msg("cancel failed")
-			l.noteErr(lo.market, "cancel of "+short(lo.Hash)+" failed: "+err.Error())
-			if until, ok := throttledUntil(err, l.clock.Now()); ok {
-				l.cancelsHeld = until
-				l.log.Warn().Time("until", until).Msg("the exchange throttles cancels: sending none until then")
-			}
+			l.log.Warn().Str("order", short(lo.Hash)).Err(r.err).Msg("cancel failed")
+			l.noteErr(lo.market, "cancel of "+short(lo.Hash)+" failed: "+r.err.Error())
 			continue
 		}
 		l.orderResult(true)
-		if slices.Contains(res.Canceled, id) {
-			eo, err := l.venue.Order(ctx, id)
-			if err != nil {
+		if r.confirmed {
+			if r.readErr != nil {
 				lo.suspect = true // cancelled; the next read books what it matched
-				l.log.Debug().Str("order", short(lo.Hash)).Err(err).Msg("reading a cancelled order failed; it will be read again")
+				l.log.Debug().Str("order", short(lo.Hash)).Err(r.readErr).Msg("reading a cancelled order failed; it will be read again")
 				continue
 			}
-			if eo.SizeMatched.GreaterThan(lo.SizeMatched) {
-				l.fill(lo, eo.SizeMatched, l.clock.Now(), batch, rep)
+			if r.eo.SizeMatched.GreaterThan(lo.SizeMatched) {
+				l.fill(lo, r.eo.SizeMatched, l.clock.Now(), batch, rep)
 				miss(lo) // the plan took this order's whole size as gone: plan again
 			}
 			st := JCanceled
@@ -77,7 +99,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 			continue
 		}
 		miss(lo)
-		why := res.NotCanceled[id]
+		why := r.res.NotCanceled[id]
 		l.log.Info().Str("order", short(lo.Hash)).Str("reason", why).Msg("exchange did not cancel the order; reading it")
 		l.noteErr(lo.market, "exchange did not cancel "+short(lo.Hash)+": "+why)
 		lo.suspect = true
@@ -85,76 +107,180 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 	return unconfirmed
 }
 
+// withinBudget returns the cancels to send now when they all must go (the
+// kill switch's, Shutdown's). One at a time, each waits for its rate budget
+// in turn: all of them. Concurrently they would race for the budget, and
+// those that lose would fail at their deadline, at random: so only as many
+// as the DELETE budget takes now are sent (at least one, which waits for
+// its token), least recently tried first, so that every order gets its turn;
+// orders the exchange did not know at their last read (a placement whose
+// answer was lost, which may never have arrived) go after the others.
+func (l *Loop) withinBudget(cancels []*liveOrder, now time.Time) []*liveOrder {
+	if l.cfg.Concurrency <= 1 {
+		return cancels
+	}
+	n := max(l.venue.Budget(now).Cancels, 1)
+	if n >= len(cancels) {
+		return cancels
+	}
+	out := slices.Clone(cancels)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].unknown != out[j].unknown {
+			return !out[i].unknown
+		}
+		return out[i].lastCancel.Before(out[j].lastCancel)
+	})
+	return out[:n]
+}
+
+// cancelResult is what one cancel (and the read-back of a confirmed one)
+// brought back.
+type cancelResult struct {
+	done      bool
+	res       *exchange.CancelResult
+	err       error
+	confirmed bool // the exchange listed the order as cancelled
+	eo        *exchange.Order
+	readErr   error
+}
+
+// fetchCancel cancels lo and reads it back when the exchange confirms. It
+// runs on fanOut's goroutines and only reads lo.
+func fetchCancel(ctx context.Context, v Venue, lo *liveOrder, r *cancelResult) {
+	r.done = true
+	id := orderID(lo)
+	r.res, r.err = v.CancelOrder(ctx, id)
+	if r.err != nil {
+		return
+	}
+	if r.confirmed = slices.Contains(r.res.Canceled, id); r.confirmed {
+		r.eo, r.readErr = v.Order(ctx, id)
+	}
+}
+
+// placeResult is what one POST /orders batch brought back.
+type placeResult struct {
+	sent    bool   // handed to the venue
+	notSent string // why not, when not
+	results []exchange.PlacementResult
+	err     error
+}
+
 // sendPlaces sends the journaled intents in batches of MaxBatch. A batch
 // whose call fails leaves its orders "sent": nothing is resent, and the
-// order reads of the next cycles find out what happened (by hash). Intents
-// not handed to the venue because ctx ended, or because a batch was
-// throttled (429) and its Retry-After has not passed, are marked failed:
-// they never left.
+// order reads of the next cycles find out what happened (by hash). The
+// batches run concurrently when the configuration allows; their answers are
+// applied in batch order. Intents not handed to the venue, because ctx
+// ended, the kill switch tripped first, or a batch was throttled (429) and
+// its Retry-After has not passed (Loop.placesHeld), are marked failed: they
+// never left. Each order is shown to the guard before the request that may
+// make it live.
 func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, rep *CycleReport) {
+	var chunks [][]Intent
 	for start := 0; start < len(intents); start += l.cfg.MaxBatch {
-		err := ctx.Err()
-		if now := l.clock.Now(); err == nil && now.Before(l.placesHeld) {
-			err = fmt.Errorf("the exchange throttles placements until %s", l.placesHeld.Format(time.RFC3339))
-		}
-		if err != nil {
-			for i := start; i < len(intents); i++ {
-				if lo := l.orders[intents[i].Hash]; lo != nil {
-					l.finalise(lo, Update{Hash: lo.Hash, State: JFailed, Err: "not sent: " + err.Error()}, batch)
-				}
+		chunks = append(chunks, intents[start:min(start+l.cfg.MaxBatch, len(intents))])
+	}
+	markets := make([][]int, len(chunks))
+	for i, chunk := range chunks {
+		for j := range chunk {
+			market := -1
+			if lo := l.orders[chunk[j].Hash]; lo != nil {
+				market = lo.market
 			}
+			markets[i] = append(markets[i], market)
+		}
+	}
+	out := make([]placeResult, len(chunks))
+	gate := &throttleGate{until: l.placesHeld}
+	l.fanOut(ctx, len(chunks), func(ctx context.Context, i int) {
+		r := &out[i]
+		if ctx.Err() != nil {
+			r.notSent = "not sent: " + ctx.Err().Error()
 			return
 		}
-		chunk := intents[start:min(start+l.cfg.MaxBatch, len(intents))]
-		items := make([]exchange.PlacementItem, len(chunk))
-		for i := range chunk {
-			items[i] = chunk[i].Item
-			batch.Sent = append(batch.Sent, chunk[i].Hash)
-			if lo := l.orders[chunk[i].Hash]; lo != nil {
-				lo.State = JSent
-			}
+		if l.tripped() {
+			r.notSent = "not sent: the kill switch tripped"
+			return
 		}
-		results, err := l.venue.PlaceOrders(ctx, items)
-		if err != nil {
-			l.orderResult(false)
-			l.log.Warn().Int("orders", len(chunk)).Err(err).Msg("placing a batch failed; its orders will be reconciled by hash")
-			for i := range chunk {
-				if lo := l.orders[chunk[i].Hash]; lo != nil {
-					l.noteErr(lo.market, "placing a batch failed: "+err.Error())
+		if until, held := gate.held(l.clock.Now()); held {
+			r.notSent = "not sent: the exchange throttles placements until " + until.Format(time.RFC3339)
+			return
+		}
+		items := make([]exchange.PlacementItem, len(chunks[i]))
+		for j := range chunks[i] {
+			items[j] = chunks[i][j].Item
+			l.view.expose(chunks[i][j].Hash, chunks[i][j].Hash, markets[i][j])
+		}
+		r.sent = true
+		r.results, r.err = l.venue.PlaceOrders(ctx, items)
+		if r.err != nil {
+			gate.throttled(r.err, l.clock.Now())
+		}
+	})
+	if gate.until.After(l.placesHeld) {
+		l.placesHeld = gate.until
+	}
+	for i, chunk := range chunks {
+		r := &out[i]
+		if !r.sent {
+			why := r.notSent
+			if why == "" {
+				why = "not sent"
+				if err := ctx.Err(); err != nil {
+					why += ": " + err.Error()
 				}
 			}
-			if until, ok := throttledUntil(err, l.clock.Now()); ok {
-				l.placesHeld = until
+			for j := range chunk {
+				if lo := l.orders[chunk[j].Hash]; lo != nil {
+					l.finalise(lo, Update{Hash: lo.Hash, State: JFailed, Err: why}, batch)
+				}
 			}
 			continue
 		}
-		for i := range chunk {
-			lo := l.orders[chunk[i].Hash]
+		for j := range chunk {
+			batch.Sent = append(batch.Sent, chunk[j].Hash)
+			if lo := l.orders[chunk[j].Hash]; lo != nil {
+				lo.State = JSent
+			}
+		}
+		if r.err != nil {
+			l.orderResult(false)
+			l.log.Warn().Int("orders", len(chunk)).Err(r.err).Msg("placing a batch failed; its orders will be reconciled by hash")
+			for j := range chunk {
+				if lo := l.orders[chunk[j].Hash]; lo != nil {
+					l.noteErr(lo.market, "placing a batch failed: "+r.err.Error())
+				}
+			}
+			continue
+		}
+		for j := range chunk {
+			lo := l.orders[chunk[j].Hash]
 			if lo == nil {
 				continue
 			}
-			if i >= len(results) {
+			if j >= len(r.results) {
 				l.log.Warn().Str("order", short(lo.Hash)).Msg("no result for the order; it will be reconciled by hash")
 				continue
 			}
-			r := &results[i]
-			if !r.Success {
+			res := &r.results[j]
+			if !res.Success {
 				l.orderResult(false)
 				l.tally.PlaceFailed++
 				rep.Rejected = append(rep.Rejected, "exchange")
-				l.log.Warn().Str("order", short(lo.Hash)).Str("error", r.ErrorMsg).Msg("exchange refused the order")
-				l.noteErr(lo.market, "exchange refused "+short(lo.Hash)+": "+r.ErrorMsg)
-				l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: r.OrderID, State: JFailed, Err: r.ErrorMsg}, batch)
+				l.log.Warn().Str("order", short(lo.Hash)).Str("error", res.ErrorMsg).Msg("exchange refused the order")
+				l.noteErr(lo.market, "exchange refused "+short(lo.Hash)+": "+res.ErrorMsg)
+				l.finalise(lo, Update{Hash: lo.Hash, ExchangeID: res.OrderID, State: JFailed, Err: res.ErrorMsg}, batch)
 				continue
 			}
 			l.orderResult(true)
 			l.tally.Placed++
 			rep.Placed++
-			if r.OrderID != "" {
-				lo.ExchangeID = r.OrderID
+			if res.OrderID != "" && res.OrderID != lo.ExchangeID {
+				lo.ExchangeID = res.OrderID
+				l.view.expose(lo.Hash, res.OrderID, lo.market)
 			}
 			st := JLive
-			switch r.Status {
+			switch res.Status {
 			case exchange.PlaceDelayed:
 				st = JSent
 			case exchange.PlaceMatched:
@@ -163,6 +289,35 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 			lo.State = st
 			batch.Updates = append(batch.Updates, Update{Hash: lo.Hash, ExchangeID: lo.ExchangeID, State: st, SizeMatched: lo.SizeMatched})
 		}
+	}
+}
+
+// throttleGate is the throttle hold of one fan-out of cancels or placements
+// (Loop.cancelsHeld, Loop.placesHeld): once a request is throttled, those
+// not yet started are not sent until its Retry-After has passed. It is safe
+// for fanOut's goroutines.
+type throttleGate struct {
+	mu    sync.Mutex
+	until time.Time
+}
+
+// held returns until when the venue is throttled, and whether now is before.
+func (g *throttleGate) held(now time.Time) (time.Time, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.until, now.Before(g.until)
+}
+
+// throttled extends the hold when err is a throttle (throttledUntil).
+func (g *throttleGate) throttled(err error, now time.Time) {
+	until, ok := throttledUntil(err, now)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if until.After(g.until) {
+		g.until = until
 	}
 }
 
@@ -190,6 +345,7 @@ func (l *Loop) finalise(lo *liveOrder, u Update, batch *Batch) {
 	lo.State = u.State
 	batch.Updates = append(batch.Updates, u)
 	delete(l.orders, lo.Hash)
+	l.view.drop(lo.Hash)
 }
 
 func (l *Loop) orderResult(ok bool) {

@@ -62,7 +62,8 @@ type MarketStatus struct {
 	Refused string
 	// LastError is the last error met on this market (a refused order, a
 	// failed placement batch, cancel or order read, a signing or planning
-	// failure) and LastErrorAt when; empty and zero when none since the
+	// failure, its book gone, a failed read of its books in a cycle that
+	// went on) and LastErrorAt when; empty and zero when none since the
 	// start. It stays until a newer error replaces it.
 	LastError   string
 	LastErrorAt time.Time
