@@ -24,7 +24,10 @@ func checkRecording(t *testing.T, path, source string, wantMarkets int) (books, 
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if h := r.Header(); h.Source != source || h.Version != recording.Version {
+	if want, _ := recording.FormatForPath(path); r.Header().Source != source || r.Header().Version != int(want) {
+		t.Errorf("header %+v, want source %s, version %d", r.Header(), source, want)
+	}
+	if h := r.Header(); h.Format != recording.Format {
 		t.Errorf("header %+v", h)
 	}
 	var last time.Time
