@@ -50,9 +50,9 @@ func corrupt(format string, a ...any) error {
 }
 
 // BlockError locates a failure in a version 2 recording: the block (1 for
-// the first block of events; 0 for the file header), the block's offset in
-// the file and, for a failure inside the block's events, the 1-based event
-// within the block.
+// the first block of events; 0 for the file header, -1 for the end
+// record), the block's offset in the file and, for a failure inside the
+// block's events, the 1-based event within the block.
 type BlockError struct {
 	Block  int
 	Offset int64
@@ -64,6 +64,8 @@ func (e *BlockError) Error() string {
 	switch {
 	case e.Block == 0:
 		return fmt.Sprintf("file header: %v", e.Err)
+	case e.Block < 0:
+		return fmt.Sprintf("end record at offset %d: %v", e.Offset, e.Err)
 	case e.Event > 0:
 		return fmt.Sprintf("block %d at offset %d, event %d: %v", e.Block, e.Offset, e.Event, e.Err)
 	}

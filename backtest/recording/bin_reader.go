@@ -129,7 +129,7 @@ func (r *binReader) nextBlock() error {
 		return fail(err)
 	}
 	if h.kind == blockEnd {
-		return r.end(h, off, fail)
+		return r.end(h, off, func(err error) error { return &BlockError{Block: -1, Offset: off, Err: err} })
 	}
 	if r.stor, err = r.readPayload(r.stor[:0], int(h.stored)); err != nil {
 		return fail(r.truncated(err, fmt.Sprintf("inside block %d", num)))

@@ -52,6 +52,9 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"config check", "Loads the configuration exactly as mmbot run does"},
 		{"backtest", "Replays a recording"},
 		{"record", "Records the books and trades"},
+		{"recording", "Works on recording files"},
+		{"recording convert", "Copies the recording IN into OUT"},
+		{"recording info", "Describes a recording"},
 		{"sim", "Runs the simulated exchange"},
 		{"markets", "Lists the order-book API's markets"},
 		{"orders", "Lists the orders in the state journal"},
@@ -116,7 +119,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "config", "backtest", "record", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
+	for _, name := range []string{"run", "config", "backtest", "record", "recording", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}
@@ -138,6 +141,8 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		{[]string{"order", "sgin"}, "mmbot order: unknown order subcommand \"sgin\"\ndid you mean \"sign\"?\n"},
 		{[]string{"config", "chekc"}, "mmbot config: unknown config subcommand \"chekc\"\ndid you mean \"check\"?\n"},
 		{[]string{"config"}, "mmbot config: config needs a subcommand: check\n"},
+		{[]string{"recording"}, "mmbot recording: recording needs a subcommand: convert or info\n"},
+		{[]string{"recording", "convrt"}, "mmbot recording: unknown recording subcommand \"convrt\"\ndid you mean \"convert\"?\n"},
 		{[]string{"completion", "bassh"}, "mmbot completion: unknown completion subcommand \"bassh\"\ndid you mean \"bash\"?\n"},
 		{[]string{"completion"}, "mmbot completion: completion needs a shell: bash, zsh, fish or powershell\n"},
 	}
@@ -277,7 +282,7 @@ func TestCompletion(t *testing.T) {
 		return w
 	}
 	cmds := strings.Join(words(""), " ")
-	for _, name := range []string{"run", "config", "backtest", "record", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion", "help"} {
+	for _, name := range []string{"run", "config", "backtest", "record", "recording", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion", "help"} {
 		if !strings.Contains(" "+cmds+" ", " "+name+" ") {
 			t.Errorf("completing a command: %q lacks %s", cmds, name)
 		}
