@@ -77,6 +77,7 @@ type decToken struct {
 	tick, min     decimal.Decimal
 	tickFx, minFx exchange.Fixed
 	seen          bool
+	nbids, nasks  uint64 // the sides' lengths, when levels are skipped
 }
 
 // blockDecoder reads the events of one block's content.
@@ -92,6 +93,7 @@ type blockDecoder struct {
 	arena arena
 	none  []exchange.PriceLevel // an empty, non-nil side
 	noneF []Level
+	skip  bool // books without their levels (Reader.SkipLevels)
 }
 
 // fail records the first error; reads after it return zeros.
@@ -283,9 +285,14 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 	}
 	if !ts.seen {
 		ts.bids, ts.asks, ts.fbids, ts.fasks, ts.seen = d.none, d.none, d.noneF, d.noneF, true
+		ts.nbids, ts.nasks = 0, 0
 	}
-	ts.bids, ts.fbids = d.side(ts.bids, ts.fbids, true)
-	ts.asks, ts.fasks = d.side(ts.asks, ts.fasks, false)
+	if d.skip {
+		ts.nbids, ts.nasks = d.skipSide(ts.nbids), d.skipSide(ts.nasks)
+	} else {
+		ts.bids, ts.fbids = d.side(ts.bids, ts.fbids, true)
+		ts.asks, ts.fasks = d.side(ts.asks, ts.fasks, false)
+	}
 	if d.err != nil {
 		ts.seen = false
 		return Event{}, d.err
@@ -405,6 +412,29 @@ func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool
 		return nil, nil
 	}
 	return pl, lv
+}
+
+// skipSide reads past one side, keeping only its length: prev is the
+// length of the token's previous side.
+func (d *blockDecoder) skipSide(prev uint64) uint64 {
+	keep, drop, add := d.uvarint(), d.uvarint(), d.uvarint()
+	switch {
+	case d.err != nil:
+		return 0
+	case keep > prev || drop > prev-keep:
+		d.fail("side keeps %d and drops %d of %d levels", keep, drop, prev)
+		return 0
+	case add > uint64(len(d.b)-d.pos)/2:
+		d.fail("side adds %d levels in %d bytes", add, len(d.b)-d.pos)
+		return 0
+	}
+	if add > 0 {
+		d.byte()
+		for i := uint64(0); i < 2*add && d.err == nil; i++ {
+			d.uvarint()
+		}
+	}
+	return prev - drop + add
 }
 
 func (d *blockDecoder) trade(tag byte, st Stamp, tok, mkt string) (Event, error) {

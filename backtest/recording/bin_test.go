@@ -504,3 +504,44 @@ func TestGoldenFilesLoad(t *testing.T) {
 }
 
 func crc(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// SkipLevels reads the same events without their levels, in both
+// versions.
+func TestSkipLevels(t *testing.T) {
+	want := append(sampleEvents(t), randomBooks(t, 5, 2000, fixture.T0.Add(time.Minute))...)
+	dir := t.TempDir()
+	for _, name := range []string{"rec.mmrec", "rec.jsonl.gz"} {
+		path := filepath.Join(dir, name)
+		writeRecordingAs(t, path, want, WithBlockTarget(2048))
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.SkipLevels()
+		i := 0
+		for e, err := range r.All() {
+			if err != nil {
+				t.Fatalf("%s: event %d: %v", name, i, err)
+			}
+			w := want[i]
+			if w.Kind == KindBook {
+				b := *w.Book
+				b.Bids, b.Asks = nil, nil
+				w = BookEvent(&b)
+				if e.Book.Bids == nil || e.Book.Asks == nil || len(e.Book.Bids)+len(e.Book.Asks) != 0 {
+					t.Fatalf("%s: event %d: levels %v %v", name, i, e.Book.Bids, e.Book.Asks)
+				}
+				var fb FixedBook
+				if err := fb.SetFrom(e.Book); err != nil || len(fb.Bids)+len(fb.Asks) != 0 {
+					t.Fatalf("%s: event %d: Fixed levels %v, %v", name, i, fb, err)
+				}
+			}
+			eventsEqual(t, i, e, w)
+			i++
+		}
+		r.Close()
+		if i != len(want) {
+			t.Errorf("%s: %d events, want %d", name, i, len(want))
+		}
+	}
+}

@@ -48,6 +48,7 @@ type Reader struct {
 	buf    []byte
 	err    error
 	cache  decimalCache
+	skip   bool
 }
 
 // Open opens the recording at path and reads its header.
@@ -108,6 +109,19 @@ func NewReader(src io.Reader) (*Reader, error) {
 // Header returns the recording's header.
 func (r *Reader) Header() Header { return r.header }
 
+// SkipLevels makes the books read after it come without their levels
+// (empty Bids and Asks), for a pass over a recording that needs only the
+// tokens, markets, times, terms and metadata (the backtest's market scan).
+// Version 2 then reads past the levels without decoding them, several
+// times faster and without checking them (the block checksums still
+// hold); version 1 decodes them all the same and drops them.
+func (r *Reader) SkipLevels() {
+	r.skip = true
+	if r.bin != nil {
+		r.bin.dec.skip = true
+	}
+}
+
 // Line returns the number of the last line read of a version 1 recording;
 // for version 2, the number of events read, plus one (the header), so
 // that it counts the same as for version 1.
@@ -143,6 +157,11 @@ func (r *Reader) Next() (Event, error) {
 		if err != nil {
 			r.err = &LineError{Line: r.line, Err: err}
 			return Event{}, r.err
+		}
+		if r.skip && e.Kind == KindBook {
+			b := *e.Book
+			b.Bids, b.Asks, b.fx = NonNil(nil), NonNil(nil), nil
+			e.Book = &b
 		}
 		return e, nil
 	}
