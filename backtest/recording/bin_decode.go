@@ -429,10 +429,19 @@ func (d *blockDecoder) skipSide(prev uint64) uint64 {
 		return 0
 	}
 	if add > 0 {
-		d.byte()
-		for i := uint64(0); i < 2*add && d.err == nil; i++ {
-			d.uvarint()
+		d.byte() // the scales
+		// 2*add varints: count the bytes that end one (high bit clear).
+		b, pos, left := d.b, d.pos, 2*add
+		for ; left > 0 && pos < len(b); pos++ {
+			if b[pos] < 0x80 {
+				left--
+			}
 		}
+		if left > 0 {
+			d.fail("block content ends inside a book's levels")
+			return 0
+		}
+		d.pos = pos
 	}
 	return prev - drop + add
 }
