@@ -73,9 +73,11 @@ func (c *decimalCache) init() {
 // fast returns f's decimal when the cache has it (after init); it is small
 // enough to be inlined in the decoders' loops.
 func (c *decimalCache) fast(f exchange.Fixed) (decimal.Decimal, bool) {
-	if uint64(f) <= exchange.FixedScale && f%gridStep == 0 {
-		e := &c.grid[f/gridStep]
-		return e.d, e.ok
+	if u := uint64(f); u <= exchange.FixedScale {
+		if q := u / gridStep; q*gridStep == u {
+			e := &c.grid[q]
+			return e.d, e.ok
+		}
 	}
 	s := &c.slots[uint64(f)*0x9E3779B97F4A7C15>>(64-cacheBits)]
 	return s.d, s.ok && s.f == f
