@@ -3,6 +3,7 @@ package recording
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -94,6 +95,8 @@ type blockDecoder struct {
 	none  []exchange.PriceLevel // an empty, non-nil side
 	noneF []Level
 	skip  bool // books without their levels (Reader.SkipLevels)
+	// skipCell is the one book of the skip mode.
+	skipCell *bookCell
 }
 
 // fail records the first error; reads after it return zeros.
@@ -297,7 +300,16 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 		ts.seen = false
 		return Event{}, d.err
 	}
-	c := d.arena.book()
+	var c *bookCell
+	if d.skip {
+		// Without levels, one book is reused (SkipLevels' contract).
+		if d.skipCell == nil {
+			d.skipCell = new(bookCell)
+		}
+		c = d.skipCell
+	} else {
+		c = d.arena.book()
+	}
 	c.fb = FixedBook{Bids: ts.fbids, Asks: ts.fasks}
 	c.Book = Book{Stamp: st, TokenID: tok, Market: mkt, Bids: ts.bids, Asks: ts.asks,
 		TickSize: ts.tick, MinOrderSize: ts.min, fx: &c.fb}
@@ -430,8 +442,17 @@ func (d *blockDecoder) skipSide(prev uint64) uint64 {
 	}
 	if add > 0 {
 		d.byte() // the scales
-		// 2*add varints: count the bytes that end one (high bit clear).
+		// 2*add varints: count the bytes that end one (high bit clear),
+		// eight at a time while the last one is further on.
 		b, pos, left := d.b, d.pos, 2*add
+		for pos+8 <= len(b) {
+			ends := uint64(bits.OnesCount64(^binary.LittleEndian.Uint64(b[pos:]) & 0x8080808080808080))
+			if ends >= left {
+				break
+			}
+			left -= ends
+			pos += 8
+		}
 		for ; left > 0 && pos < len(b); pos++ {
 			if b[pos] < 0x80 {
 				left--

@@ -114,7 +114,10 @@ func (r *Reader) Header() Header { return r.header }
 // tokens, markets, times, terms and metadata (the backtest's market scan).
 // Version 2 then reads past the levels without decoding them, several
 // times faster and without checking them (the block checksums still
-// hold); version 1 decodes them all the same and drops them.
+// hold), and may return the same *Book each time, overwritten by the next
+// call to Next: a pass that skips levels must not keep the books (their
+// strings and decimals it may keep). Version 1 decodes the levels all the
+// same and drops them.
 func (r *Reader) SkipLevels() {
 	r.skip = true
 	if r.bin != nil {
