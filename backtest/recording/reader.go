@@ -116,7 +116,8 @@ func (r *Reader) Header() Header { return r.header }
 // times faster and without checking them (the block checksums still
 // hold), and may return the same *Book each time, overwritten by the next
 // call to Next: a pass that skips levels must not keep the books (their
-// strings and decimals it may keep). Version 1 decodes the levels all the
+// strings and decimals it may keep), nor read them ahead into a queue (as
+// a prefetching goroutine would). Version 1 decodes the levels all the
 // same and drops them.
 func (r *Reader) SkipLevels() {
 	r.skip = true
