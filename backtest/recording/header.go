@@ -9,8 +9,9 @@ import (
 // Format is the value of the header's "format" field.
 const Format = "mmbot-recording"
 
-// Version is the recording format version this package writes and reads.
-const Version = 1
+// Version is the newest recording format version, the one written by
+// default (FormatV2). This package reads versions 1 and 2.
+const Version = 2
 
 // Header is the first line of a recording.
 type Header struct {
@@ -30,15 +31,16 @@ type VersionError struct {
 }
 
 func (e *VersionError) Error() string {
-	return fmt.Sprintf("unsupported recording version %d (this build reads version %d)", e.Got, Version)
+	return fmt.Sprintf("unsupported recording version %d (this build reads version 1, JSON Lines, and version 2, binary)", e.Got)
 }
 
-// check validates a decoded header.
-func (h Header) check() error {
+// check validates a decoded header of a file in the given version (1: a
+// JSON Lines file, 2: a binary one).
+func (h Header) check(version int) error {
 	if h.Format != Format {
 		return fmt.Errorf("%w: format %q", ErrNotRecording, h.Format)
 	}
-	if h.Version != Version {
+	if h.Version != version {
 		return &VersionError{Got: h.Version}
 	}
 	return nil

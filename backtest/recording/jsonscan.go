@@ -29,12 +29,14 @@ type scanner struct {
 // decimalCache shares the decimal.Decimal of values seen before. Prices
 // repeat on the tick grid and many sizes repeat, and a decimal costs two
 // allocations to build; decimals are immutable, so sharing is safe. The
-// cache is bounded: when full it starts over.
+// cache is bounded: a direct-mapped table, in which a value evicts the
+// one before it in its slot.
 type decimalCache struct {
-	m map[exchange.Fixed]decimal.Decimal
 	// grid holds the prices on the finest tick grid (multiples of 0.0001
 	// in [0, 1]), the most common values, without hashing.
 	grid *[gridSize]gridEntry
+	// slots holds the other values, by a hash of the value.
+	slots *[cacheSlots]cacheSlot
 	// fxBids and fxAsks are the decoder's scratch for a book's Fixed
 	// levels, reused from line to line.
 	fxBids, fxAsks []Level
@@ -45,11 +47,41 @@ type gridEntry struct {
 	ok bool
 }
 
+type cacheSlot struct {
+	f  exchange.Fixed
+	d  decimal.Decimal
+	ok bool
+}
+
 const (
-	decimalCacheSize = 1 << 14
-	gridStep         = exchange.FixedScale / 10_000
-	gridSize         = 10_001
+	gridStep   = exchange.FixedScale / 10_000
+	gridSize   = 10_001
+	cacheBits  = 13
+	cacheSlots = 1 << cacheBits
 )
+
+// init allocates the tables, for fast.
+func (c *decimalCache) init() {
+	if c.grid == nil {
+		c.grid = new([gridSize]gridEntry)
+	}
+	if c.slots == nil {
+		c.slots = new([cacheSlots]cacheSlot)
+	}
+}
+
+// fast returns f's decimal when the cache has it (after init); it is small
+// enough to be inlined in the decoders' loops.
+func (c *decimalCache) fast(f exchange.Fixed) (decimal.Decimal, bool) {
+	if u := uint64(f); u <= exchange.FixedScale {
+		if q := u / gridStep; q*gridStep == u {
+			e := &c.grid[q]
+			return e.d, e.ok
+		}
+	}
+	s := &c.slots[uint64(f)*0x9E3779B97F4A7C15>>(64-cacheBits)]
+	return s.d, s.ok && s.f == f
+}
 
 func (c *decimalCache) get(f exchange.Fixed) decimal.Decimal {
 	if f >= 0 && f <= exchange.FixedScale && f%gridStep == 0 {
@@ -62,15 +94,15 @@ func (c *decimalCache) get(f exchange.Fixed) decimal.Decimal {
 		}
 		return e.d
 	}
-	if d, ok := c.m[f]; ok {
-		return d
+	if c.slots == nil {
+		c.slots = new([cacheSlots]cacheSlot)
 	}
-	if c.m == nil || len(c.m) >= decimalCacheSize {
-		c.m = make(map[exchange.Fixed]decimal.Decimal, 1024)
+	// Fibonacci hashing: the top bits of the product spread nearby values.
+	s := &c.slots[uint64(f)*0x9E3779B97F4A7C15>>(64-cacheBits)]
+	if !s.ok || s.f != f {
+		s.f, s.d, s.ok = f, f.Decimal(), true
 	}
-	d := f.Decimal()
-	c.m[f] = d
-	return d
+	return s.d
 }
 
 func (s *scanner) fail(what string) error {

@@ -34,17 +34,21 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e
 
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Reader streams the events of a recording, one line in memory at a time.
-// It reads gzip-compressed recordings and, for convenience, plain JSON Lines.
+// Reader streams the events of a recording of either version: version 2
+// (binary blocks, one block in memory at a time) or version 1 (gzip JSON
+// Lines, one line in memory at a time; plain JSON Lines are read too). The
+// version is detected from the first bytes.
 type Reader struct {
 	br     *bufio.Reader
 	gz     *gzip.Reader
+	bin    *binReader // version 2; nil for version 1
 	file   *os.File
 	header Header
 	line   int
 	buf    []byte
 	err    error
 	cache  decimalCache
+	skip   bool
 }
 
 // Open opens the recording at path and reads its header.
@@ -68,6 +72,14 @@ func Open(path string) (*Reader, error) {
 func NewReader(src io.Reader) (*Reader, error) {
 	br := bufio.NewReaderSize(src, 64<<10)
 	r := &Reader{}
+	if magic, _ := br.Peek(len(binMagic)); string(magic) == string(binMagic[:]) {
+		bin, h, err := newBinReader(br, &r.cache)
+		if err != nil {
+			return nil, err
+		}
+		r.bin, r.header, r.line = bin, h, 1
+		return r, nil
+	}
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
@@ -88,7 +100,7 @@ func NewReader(src io.Reader) (*Reader, error) {
 	if err := json.Unmarshal(line, &r.header); err != nil {
 		return nil, &LineError{Line: 1, Err: fmt.Errorf("%w: %v", ErrNotRecording, err)}
 	}
-	if err := r.header.check(); err != nil {
+	if err := r.header.check(1); err != nil {
 		return nil, &LineError{Line: 1, Err: err}
 	}
 	return r, nil
@@ -97,14 +109,44 @@ func NewReader(src io.Reader) (*Reader, error) {
 // Header returns the recording's header.
 func (r *Reader) Header() Header { return r.header }
 
-// Line returns the number of the last line read.
+// SkipLevels makes the books read after it come without their levels
+// (empty Bids and Asks), for a pass over a recording that needs only the
+// tokens, markets, times, terms and metadata (the backtest's market scan).
+// Version 2 then reads past the levels without decoding them, several
+// times faster and without checking them (the block checksums still
+// hold), and may return the same *Book each time, overwritten by the next
+// call to Next: a pass that skips levels must not keep the books (their
+// strings and decimals it may keep), nor read them ahead into a queue (as
+// a prefetching goroutine would). Version 1 decodes the levels all the
+// same and drops them.
+func (r *Reader) SkipLevels() {
+	r.skip = true
+	if r.bin != nil {
+		r.bin.dec.skip = true
+	}
+}
+
+// Line returns the number of the last line read of a version 1 recording;
+// for version 2, the number of events read, plus one (the header), so
+// that it counts the same as for version 1.
 func (r *Reader) Line() int { return r.line }
 
 // Next returns the next event, or io.EOF after the last one. Errors are
-// *LineError values naming the line; after an error Next keeps returning it.
+// *LineError values naming the line (version 1) or *BlockError values
+// naming the block, its offset and the event (version 2); after an error
+// Next keeps returning it.
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
 		return Event{}, r.err
+	}
+	if r.bin != nil {
+		e, err := r.bin.next()
+		if err != nil {
+			r.err = err
+			return Event{}, err
+		}
+		r.line++
+		return e, nil
 	}
 	for {
 		line, err := r.readLine()
@@ -119,6 +161,11 @@ func (r *Reader) Next() (Event, error) {
 		if err != nil {
 			r.err = &LineError{Line: r.line, Err: err}
 			return Event{}, r.err
+		}
+		if r.skip && e.Kind == KindBook {
+			b := *e.Book
+			b.Bids, b.Asks, b.fx = NonNil(nil), NonNil(nil), nil
+			e.Book = &b
 		}
 		return e, nil
 	}
@@ -145,6 +192,9 @@ func (r *Reader) Close() error {
 	var err error
 	if r.gz != nil {
 		err = r.gz.Close()
+	}
+	if r.bin != nil {
+		r.bin.close()
 	}
 	if r.file != nil {
 		if cerr := r.file.Close(); err == nil {

@@ -19,14 +19,17 @@ var ErrOutOfOrder = errors.New("event out of time order")
 // ErrClosed is returned by a Writer after Close or Abort.
 var ErrClosed = errors.New("writer closed")
 
-// Writer writes a recording. Nothing is visible at the destination path until
-// Close commits it (temporary file, fsync, rename); Abort, an error, or a
-// crashed process leaves no file at the destination.
+// Writer writes a recording, in version 2 (binary blocks) or version 1
+// (gzip JSON Lines) as WithFormat or the file's name says. Nothing is
+// visible at the destination path until Close commits it (temporary file,
+// fsync, rename); Abort, an error, or a crashed process leaves no file at
+// the destination.
 type Writer struct {
 	af     *atomicfile.File
 	cw     *countingWriter
 	bw     *bufio.Writer
-	gz     *gzip.Writer
+	gz     *gzip.Writer // version 1
+	bin    *binWriter   // version 2
 	buf    []byte
 	last   time.Time
 	n      int
@@ -42,6 +45,8 @@ type writerConfig struct {
 	source  string
 	created time.Time
 	level   int
+	format  FileFormat
+	target  int // version 2 block size; 0: blockTarget
 }
 
 // WithSource sets the header's source field (what produced the recording).
@@ -51,9 +56,17 @@ func WithSource(s string) WriterOption { return func(c *writerConfig) { c.source
 // reproducible files.
 func WithCreated(t time.Time) WriterOption { return func(c *writerConfig) { c.created = t } }
 
-// WithCompressionLevel sets the gzip level (gzip.BestSpeed … gzip.BestCompression;
-// default gzip.DefaultCompression).
+// WithCompressionLevel sets the compression level on gzip's scale
+// (gzip.BestSpeed … gzip.BestCompression; default gzip.DefaultCompression).
+// Version 2 maps it to zstd's: BestSpeed to the fastest, 2–6 and the
+// default to the default, 7 and 8 to better compression, 9 to the best.
 func WithCompressionLevel(level int) WriterOption { return func(c *writerConfig) { c.level = level } }
+
+// WithFormat sets the version to write. Without it, or with 0, the file's
+// name decides (FormatForPath: version 1 for .jsonl.gz, version 2
+// otherwise); asking for one version under the other's extension is an
+// error.
+func WithFormat(f FileFormat) WriterOption { return func(c *writerConfig) { c.format = f } }
 
 // NewWriter starts a recording that Close will commit to path. The header is
 // written at once.
@@ -65,19 +78,34 @@ func NewWriter(path string, opts ...WriterOption) (*Writer, error) {
 	if cfg.created.IsZero() {
 		cfg.created = time.Now()
 	}
+	format, err := ResolveFormat(path, cfg.format)
+	if err != nil {
+		return nil, fmt.Errorf("recording %w", err)
+	}
+	if cfg.level < gzip.HuffmanOnly || cfg.level > gzip.BestCompression {
+		return nil, fmt.Errorf("recording %s: compression level %d", path, cfg.level)
+	}
 	af, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	cw := &countingWriter{w: af}
 	bw := bufio.NewWriterSize(cw, 64<<10)
-	gz, err := gzip.NewWriterLevel(bw, cfg.level)
-	if err != nil {
+	w := &Writer{af: af, cw: cw, bw: bw,
+		header: Header{Format: Format, Version: int(format), Created: cfg.created.UTC(), Source: cfg.source}}
+	if format == FormatV2 {
+		if w.bin, err = newBinWriter(bw, w.header, cfg.level, cfg.target); err != nil {
+			_ = af.Abort()
+			return nil, fmt.Errorf("recording %s: write header: %w", path, err)
+		}
+		w.data.Store(w.bin.off)
+		return w, nil
+	}
+	if w.gz, err = gzip.NewWriterLevel(bw, cfg.level); err != nil {
 		_ = af.Abort()
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
-	w := &Writer{af: af, cw: cw, bw: bw, gz: gz,
-		header: Header{Format: Format, Version: Version, Created: cfg.created.UTC(), Source: cfg.source}}
+	gz := w.gz
 	hb, err := json.Marshal(w.header)
 	if err == nil {
 		_, err = gz.Write(append(hb, '\n'))
@@ -104,9 +132,9 @@ func (w *Writer) Count() int { return w.n }
 func (w *Writer) Bytes() int64 { return w.cw.n.Load() }
 
 // DataBytes returns the number of uncompressed bytes written so far (the
-// JSON lines of the header and the events): it grows with every Write, so
-// it is what a progress display shows while Bytes lags. It may be called
-// from another goroutine.
+// header and the events: JSON lines in version 1, their binary encoding in
+// version 2): it grows with every Write, so it is what a progress display
+// shows while Bytes lags. It may be called from another goroutine.
 func (w *Writer) DataBytes() int64 { return w.data.Load() }
 
 // countingWriter counts the bytes written through it.
@@ -134,24 +162,43 @@ func (w *Writer) Write(e Event) error {
 	if t.Before(w.last) {
 		return fmt.Errorf("%w: %s %s before %s", ErrOutOfOrder, e.Kind, t.Format(time.RFC3339Nano), w.last.Format(time.RFC3339Nano))
 	}
-	w.buf = AppendLine(w.buf[:0], e)
-	if _, err := w.gz.Write(w.buf); err != nil {
-		_ = w.Abort()
-		return fmt.Errorf("write event: %w", err)
+	if w.bin != nil {
+		n, err := w.bin.add(e)
+		if err != nil {
+			if errors.Is(err, ErrInvalidEvent) {
+				return err // nothing written: the recording goes on
+			}
+			_ = w.Abort()
+			return fmt.Errorf("write event: %w", err)
+		}
+		w.data.Add(n)
+	} else {
+		w.buf = AppendLine(w.buf[:0], e)
+		if _, err := w.gz.Write(w.buf); err != nil {
+			_ = w.Abort()
+			return fmt.Errorf("write event: %w", err)
+		}
+		w.data.Add(int64(len(w.buf)))
 	}
-	w.data.Add(int64(len(w.buf)))
 	w.last = t
 	w.n++
 	return nil
 }
 
-// Close finishes the gzip stream and commits the recording atomically. After
-// an error nothing is left at the destination.
+// Close finishes the compressed stream (version 2: the last block, the
+// index and the footer) and commits the recording atomically. After an
+// error nothing is left at the destination.
 func (w *Writer) Close() error {
 	if w.closed {
 		return ErrClosed
 	}
-	err := w.gz.Close()
+	var err error
+	if w.bin != nil {
+		err = w.bin.finish()
+		w.bin.close()
+	} else {
+		err = w.gz.Close()
+	}
 	if err == nil {
 		err = w.bw.Flush()
 	}
@@ -170,5 +217,8 @@ func (w *Writer) Abort() error {
 		return nil
 	}
 	w.closed = true
+	if w.bin != nil {
+		w.bin.close()
+	}
 	return w.af.Abort()
 }

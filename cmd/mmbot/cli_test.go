@@ -56,6 +56,9 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"export recording", "Reads a recording"},
 		{"record", "Records the books and trades"},
 		{"import", "Converts captures of the exchange's public market channel"},
+		{"recording", "Works on recording files"},
+		{"recording convert", "Copies the recording IN into OUT"},
+		{"recording info", "Describes a recording"},
 		{"sim", "Runs the simulated exchange"},
 		{"markets", "Lists the order-book API's markets"},
 		{"orders", "Lists the orders in the state journal"},
@@ -120,7 +123,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "config", "backtest", "export", "record", "import", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
+	for _, name := range []string{"run", "config", "backtest", "export", "record", "recording", "import", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}
@@ -144,6 +147,8 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		{[]string{"config"}, "mmbot config: config needs a subcommand: check\n"},
 		{[]string{"export", "recordnig"}, "mmbot export: unknown export subcommand \"recordnig\"\ndid you mean \"recording\"?\n"},
 		{[]string{"export"}, "mmbot export: export needs a subcommand: recording\n"},
+		{[]string{"recording"}, "mmbot recording: recording needs a subcommand: convert or info\n"},
+		{[]string{"recording", "convrt"}, "mmbot recording: unknown recording subcommand \"convrt\"\ndid you mean \"convert\"?\n"},
 		{[]string{"completion", "bassh"}, "mmbot completion: unknown completion subcommand \"bassh\"\ndid you mean \"bash\"?\n"},
 		{[]string{"completion"}, "mmbot completion: completion needs a shell: bash, zsh, fish or powershell\n"},
 	}
@@ -284,7 +289,7 @@ func TestCompletion(t *testing.T) {
 		return w
 	}
 	cmds := strings.Join(words(""), " ")
-	for _, name := range []string{"run", "config", "backtest", "record", "import", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion", "help"} {
+	for _, name := range []string{"run", "config", "backtest", "record", "recording", "import", "sim", "markets", "orders", "cancel-all", "status", "order", "version", "completion", "help"} {
 		if !strings.Contains(" "+cmds+" ", " "+name+" ") {
 			t.Errorf("completing a command: %q lacks %s", cmds, name)
 		}

@@ -28,13 +28,14 @@ import (
 	"github.com/mmbot/mmbot/strategy"
 )
 
-const backtestLong = `Replays a recording (docs/data-format.md) through the strategy, risk and
-planner code of mmbot run, against a simulated venue whose fills come from
-a queue-aware fill model with latency (docs/backtesting.md). It prints a
-summary; with --out it also writes summary.txt, series.csv and report.html
-(self-contained, opens offline) into DIR, and with --parquet also
-fills.parquet, series.parquet and totals.parquet (exact decimals, for
-pandas, polars or DuckDB; docs/data-format.md).
+const backtestLong = `Replays a recording (docs/data-format.md; .mmrec or .jsonl.gz) through the
+strategy, risk and planner code of mmbot run, against a simulated venue
+whose fills come from a queue-aware fill model with latency
+(docs/backtesting.md). It prints a summary; with --out it also writes
+summary.txt, series.csv and report.html (self-contained, opens offline)
+into DIR, and with --parquet also fills.parquet, series.parquet and
+totals.parquet (exact decimals, for pandas, polars or DuckDB;
+docs/data-format.md).
 
 The markets are the recording's binary markets (restricted to
 markets.condition_ids when the configuration lists any). Latencies take a
@@ -56,8 +57,8 @@ whole sweep.
 Sweep keys:
 ` + sweepKeysHelp
 
-const backtestExample = `  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
-  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/ --parquet
+const backtestExample = `  mmbot backtest -c configs/demo.toml --data rec.mmrec --out report/
+  mmbot backtest -c configs/demo.toml --data rec.mmrec --out report/ --parquet
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --fill-model conservative --latency-order uniform:20ms-80ms
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --sweep levels=1,2 --out sweep/
   mmbot backtest -c mmbot.toml --data rec.jsonl.gz --sweep gamma=0.05,0.1,0.2 --shard 1/4 --out sweep/
@@ -83,7 +84,7 @@ type backtestFlags struct {
 func newBacktestCmd(e *env) *cobra.Command {
 	var bf backtestFlags
 	cmd := &cobra.Command{
-		Use:     "backtest -c mmbot.toml --data rec.jsonl.gz [flags]",
+		Use:     "backtest -c mmbot.toml --data rec.mmrec [flags]",
 		Short:   "replay a recording through the strategy and write a report",
 		Long:    backtestLong,
 		Example: backtestExample,
@@ -165,6 +166,7 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	defer tuneBacktestGC(e.getenv)()
 
 	st, err := os.Stat(bf.data)
 	if err != nil {
@@ -367,7 +369,8 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	defer rd.Close()
-	// Decoding (gzip, JSON) runs ahead on its own goroutine.
+	// Decoding (zstd and binary, or gzip and JSON) runs ahead on its own
+	// goroutine.
 	src := replay.Prefetch(rd, 0, 0)
 	defer src.Close()
 	run.rs.matcher.Seed = run.setup.flags.seed
@@ -390,7 +393,8 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 	return res, nil
 }
 
-// scanRecording finds the recording's markets (a first pass over the file).
+// scanRecording finds the recording's markets (a first pass over the file,
+// which needs no levels: a version 2 recording skips them).
 func scanRecording(path string, prog *btProgress) (*replay.MarketScan, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -402,6 +406,7 @@ func scanRecording(path string, prog *btProgress) (*replay.MarketScan, error) {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	defer rd.Close()
+	rd.SkipLevels()
 	scan, err := replay.ScanMarkets(rd)
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)

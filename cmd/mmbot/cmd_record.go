@@ -24,14 +24,20 @@ const recordLong = `Records the books and trades of the markets that mmbot run w
 POST /books and the data API's GET /trades every --interval within the
 configured rate limits, and writes a book only when it changed and each
 trade once. SIGINT, SIGTERM or --duration end it; the file is committed
-atomically, so it is complete or absent.`
+atomically, so it is complete or absent.
 
-const recordExample = `  mmbot record -c mmbot.toml --out rec.jsonl.gz --duration 10m
-  mmbot record -c mmbot.toml --out rec.jsonl.gz --interval 500ms    # until Ctrl-C`
+The recording is in format version 2 (binary, zstd; name it .mmrec)
+unless the name ends in .jsonl.gz or --format v1 asks for version 1
+(gzip JSON Lines). mmbot recording convert turns one into the other.`
+
+const recordExample = `  mmbot record -c mmbot.toml --out rec.mmrec --duration 10m
+  mmbot record -c mmbot.toml --out rec.mmrec --interval 500ms    # until Ctrl-C
+  mmbot record -c mmbot.toml --out rec.jsonl.gz --duration 1h    # format version 1`
 
 // recordFlags are the record command's own flags.
 type recordFlags struct {
 	out      string
+	format   string
 	duration time.Duration
 	interval time.Duration
 }
@@ -39,7 +45,7 @@ type recordFlags struct {
 func newRecordCmd(e *env) *cobra.Command {
 	var rf recordFlags
 	cmd := &cobra.Command{
-		Use:     "record -c mmbot.toml --out rec.jsonl.gz [flags]",
+		Use:     "record -c mmbot.toml --out rec.mmrec [flags]",
 		Short:   "record books and trades of the configured markets",
 		Long:    recordLong,
 		Example: recordExample,
@@ -47,7 +53,8 @@ func newRecordCmd(e *env) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	configs.RegisterFlags(fs)
-	fs.StringVar(&rf.out, "out", "", "write the recording to this `file` (.jsonl.gz)")
+	fs.StringVar(&rf.out, "out", "", "write the recording to this `file` (.mmrec; .jsonl.gz for format version 1)")
+	fs.StringVar(&rf.format, "format", "", "the recording's format `version`, v1 or v2 (default: by the file's name; v2 unless it ends in .jsonl.gz)")
 	fs.DurationVar(&rf.duration, "duration", 0, "stop after this long (0: until SIGINT or SIGTERM)")
 	fs.DurationVar(&rf.interval, "interval", time.Second, "time between two polls")
 	cmd.RunE = func(*cobra.Command, []string) error { return runRecord(e, fs, rf) }
@@ -63,6 +70,10 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 		return usagef("--duration must not be negative")
 	case rf.interval <= 0:
 		return usagef("--interval must be positive")
+	}
+	format, err := recordingFormat(rf.out, rf.format)
+	if err != nil {
+		return err
 	}
 	cfg, err := configs.Load(configs.LoadOptions{Environ: e.environ, Flags: fs})
 	if err != nil {
@@ -97,7 +108,7 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 		rms = append(rms, recordMarket(m))
 	}
 
-	w, err := recording.NewWriter(rf.out, recording.WithSource("mmbot record"))
+	w, err := recording.NewWriter(rf.out, recording.WithSource("mmbot record"), recording.WithFormat(format))
 	if err != nil {
 		return err
 	}
@@ -113,10 +124,11 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 		defer cancel()
 	}
 	start := time.Now()
-	// The compressed size lags by what gzip buffers (0 B for the first tens
-	// of KiB): progress shows the size of the JSON lines written.
+	// The compressed size lags by what the compressor buffers (0 B for the
+	// first tens of KiB with gzip, a block of 1 MiB with version 2):
+	// progress shows the size of the events written.
 	stopProgress := showProgress(runCtx, e.stderr, isTerminal(e.stderr), func() string {
-		return progressLine(rec.Stats(), w.DataBytes(), time.Since(start))
+		return progressLine(rec.Stats(), w.DataBytes(), w.Header().Version, time.Since(start))
 	}, func(s string) { log.Info().Msg(s) })
 	runErr := rec.Run(runCtx)
 	stopProgress()
@@ -128,7 +140,8 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 		return err
 	}
 	st := rec.Stats()
-	fmt.Fprintf(e.stdout, "recorded %s to %s (%s gzipped)\n", progressLine(st, w.DataBytes(), time.Since(start)), rf.out, humanBytes(w.Bytes()))
+	fmt.Fprintf(e.stdout, "recorded %s to %s (%s compressed, format v%d)\n", progressLine(st, w.DataBytes(), w.Header().Version, time.Since(start)),
+		rf.out, humanBytes(w.Bytes()), w.Header().Version)
 	if st.Errors > 0 || st.Gaps > 0 || st.Dropped > 0 || st.Skipped > 0 {
 		fmt.Fprintf(e.stdout, "  %d failed reads, %d trade reads that may have missed trades, %d markets dropped, %d events skipped\n",
 			st.Errors, st.Gaps, st.Dropped, st.Skipped)
@@ -145,10 +158,30 @@ func recordMarket(m strategy.Market) recorder.Market {
 }
 
 // progressLine describes the recording so far; data is the size of the
-// JSON lines written (before compression).
-func progressLine(st recorder.Stats, data int64, elapsed time.Duration) string {
-	return fmt.Sprintf("%d events (%d books, %d trades, %d meta), %s of JSON, %s", st.Events, st.Books, st.Trades, st.Metas,
-		humanBytes(data), span(elapsed))
+// events written before compression: JSON lines in format version 1,
+// their binary encoding in version 2.
+func progressLine(st recorder.Stats, data int64, version int, elapsed time.Duration) string {
+	what := "of JSON"
+	if version >= 2 {
+		what = "encoded"
+	}
+	return fmt.Sprintf("%d events (%d books, %d trades, %d meta), %s %s, %s", st.Events, st.Books, st.Trades, st.Metas,
+		humanBytes(data), what, span(elapsed))
+}
+
+// recordingFormat is the format to write path in: --format's (v1, v2) or,
+// when it is empty, the one path's name asks for (version 2 unless it
+// ends in .jsonl.gz). A format the name contradicts is a usage error.
+func recordingFormat(path, flag string) (recording.FileFormat, error) {
+	want, err := recording.ParseFileFormat(flag)
+	if err != nil {
+		return 0, usagef("--format: %v", err)
+	}
+	f, err := recording.ResolveFormat(path, want)
+	if err != nil {
+		return 0, usagef("--format %s: %v", flag, err)
+	}
+	return f, nil
 }
 
 func humanBytes(n int64) string {

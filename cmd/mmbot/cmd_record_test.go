@@ -24,7 +24,10 @@ func checkRecording(t *testing.T, path, source string, wantMarkets int) (books, 
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if h := r.Header(); h.Source != source || h.Version != recording.Version {
+	if want, _ := recording.FormatForPath(path); r.Header().Source != source || r.Header().Version != int(want) {
+		t.Errorf("header %+v, want source %s, version %d", r.Header(), source, want)
+	}
+	if h := r.Header(); h.Format != recording.Format {
 		t.Errorf("header %+v", h)
 	}
 	var last time.Time
@@ -77,10 +80,12 @@ func checkRecording(t *testing.T, path, source string, wantMarkets int) (books, 
 	return books, trades, metas
 }
 
+// TestRecordCommand records version 2, the default, from the simulated
+// exchange.
 func TestRecordCommand(t *testing.T) {
 	_, urls := startFlowSim(t, 12, 3, nil)
 	cfg := paperConfig(t, urls, filepath.Join(t.TempDir(), "unused.db"), "")
-	out := filepath.Join(t.TempDir(), "rec.jsonl.gz")
+	out := filepath.Join(t.TempDir(), "rec.mmrec")
 	var stdout, stderr lockedBuffer
 	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
 	if err := cmdRecord(e, []string{"-c", cfg, "--out", out, "--duration", "3s", "--interval", "200ms"}); err != nil {
@@ -94,14 +99,14 @@ func TestRecordCommand(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), "recorded ") || !strings.Contains(stdout.String(), " to "+out) {
 		t.Errorf("stdout %q", stdout.String())
 	}
-	// The sizes are true: JSON written (never "0 B"), the file's size gzipped.
+	// The sizes are true: data written (never "0 B"), the file's size.
 	fi, err := os.Stat(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(stdout.String(), " 0 B") || !strings.Contains(stdout.String(), " of JSON, ") ||
-		!strings.Contains(stdout.String(), " to "+out+" ("+humanBytes(fi.Size())+" gzipped)\n") {
-		t.Errorf("stdout %q: want the JSON size and the file's size, %s", stdout.String(), humanBytes(fi.Size()))
+	if strings.Contains(stdout.String(), " 0 B") || !strings.Contains(stdout.String(), " encoded, ") ||
+		!strings.Contains(stdout.String(), " to "+out+" ("+humanBytes(fi.Size())+" compressed, format v2)\n") {
+		t.Errorf("stdout %q: want the data's size and the file's size, %s", stdout.String(), humanBytes(fi.Size()))
 	}
 	if strings.Contains(stdout.String(), "failed reads") {
 		t.Errorf("reads failed: %s\n%s", stdout.String(), stderr.String())
@@ -174,6 +179,8 @@ func TestRecordUsage(t *testing.T) {
 		{[]string{"--out", "x", "--duration", "-1s"}, "--duration"},
 		{[]string{"--out", "x", "extra"}, "unexpected arguments"},
 		{[]string{"--bogus"}, "unknown flag"},
+		{[]string{"--out", "x.mmrec", "--format", "v3"}, "want v1 or v2"},
+		{[]string{"--out", "x.jsonl.gz", "--format", "v2"}, "needs a name ending in .mmrec"},
 	} {
 		var stdout, stderr lockedBuffer
 		e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
@@ -212,13 +219,16 @@ func TestProgressLine(t *testing.T) {
 		bytes int64
 		want  string
 	}{
-		{512, "12 events (8 books, 2 trades, 2 meta), 512 B of JSON, 1m5s"},
-		{3 << 19, "12 events (8 books, 2 trades, 2 meta), 1.5 MiB of JSON, 1m5s"},
-		{2048, "12 events (8 books, 2 trades, 2 meta), 2.0 KiB of JSON, 1m5s"},
-		{5 << 30, "12 events (8 books, 2 trades, 2 meta), 5.0 GiB of JSON, 1m5s"},
+		{512, "12 events (8 books, 2 trades, 2 meta), 512 B encoded, 1m5s"},
+		{3 << 19, "12 events (8 books, 2 trades, 2 meta), 1.5 MiB encoded, 1m5s"},
+		{2048, "12 events (8 books, 2 trades, 2 meta), 2.0 KiB encoded, 1m5s"},
+		{5 << 30, "12 events (8 books, 2 trades, 2 meta), 5.0 GiB encoded, 1m5s"},
 	} {
-		if got := progressLine(st, c.bytes, 65*time.Second+300*time.Millisecond); got != c.want {
+		if got := progressLine(st, c.bytes, 2, 65*time.Second+300*time.Millisecond); got != c.want {
 			t.Errorf("progressLine = %q, want %q", got, c.want)
 		}
+	}
+	if got := progressLine(st, 512, 1, time.Second); got != "12 events (8 books, 2 trades, 2 meta), 512 B of JSON, 1s" {
+		t.Errorf("version 1: %q", got)
 	}
 }

@@ -28,11 +28,12 @@ file's path, and runs until SIGINT or SIGTERM. A config whose
 account.credentials_file is that file trades as its first account, and
 takes from it the URLs the config leaves empty. With --record it also
 writes its own books and trades to a recording (docs/data-format.md),
-committed on shutdown. docs/simulator.md describes every flag.`
+committed on shutdown: format version 2 (.mmrec) unless the name ends in
+.jsonl.gz or --record-format v1 asks for version 1. docs/simulator.md describes every flag.`
 
 const simExample = `  mmbot sim    # on ` + simDefaultAddr + `, one account in sim-creds.json
   mmbot sim --addr 127.0.0.1:0 --accounts 2 --creds-out /tmp/creds.json    # any free port
-  mmbot sim --markets 6 --record rec.jsonl.gz    # Ctrl-C after a few minutes, then mmbot backtest
+  mmbot sim --markets 6 --record rec.mmrec    # Ctrl-C after a few minutes, then mmbot backtest
   mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m
   mmbot sim --stall "POST /books" --stall-after 12s     # books never answer from second 12 on`
 
@@ -43,6 +44,7 @@ const simDefaultAddr = "127.0.0.1:8080"
 // simFlags are the parsed flags of mmbot sim.
 type simFlags struct {
 	addr, credsOut, catalogFile, record           string
+	recordFormat                                  string
 	allowPublic, noFlow, noRateLimits             bool
 	seed                                          uint64
 	markets, accounts, sigType                    int
@@ -92,7 +94,8 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.garbageRate, "fault-garbage-rate", 0, "fraction of books POST /books answers as garbage (see --fault-garbage-kind)")
 	fs.StringVar(&f.garbageKind, "fault-garbage-kind", "", "the garbage of a garbage book: "+strings.Join(sim.GarbageKinds, ", ")+` ("": one at random per book)`)
 	fs.StringSliceVar(&f.garbageMarkets, "fault-garbage-markets", nil, "condition `ids` whose books are always answered as garbage (repeatable)")
-	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.jsonl.gz), committed on shutdown")
+	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.mmrec; .jsonl.gz for format version 1), committed on shutdown")
+	fs.StringVar(&f.recordFormat, "record-format", "", "the recording's format `version`, v1 or v2 (default: by the file's name; v2 unless it ends in .jsonl.gz)")
 }
 
 // config turns the flags into a sim.Config.
@@ -171,7 +174,11 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	}
 	var rec *simRecorder
 	if f.record != "" {
-		if rec, err = newSimRecorder(f.record); err != nil {
+		format, ferr := recordingFormat(f.record, f.recordFormat)
+		if ferr != nil {
+			return ferr
+		}
+		if rec, err = newSimRecorder(f.record, format); err != nil {
 			return err
 		}
 		defer rec.abort() // after ex.Close; nothing once committed

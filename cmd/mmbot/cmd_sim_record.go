@@ -27,8 +27,8 @@ type simRecorder struct {
 	done    bool
 }
 
-func newSimRecorder(path string) (*simRecorder, error) {
-	w, err := recording.NewWriter(path, recording.WithSource("mmbot sim"))
+func newSimRecorder(path string, format recording.FileFormat) (*simRecorder, error) {
+	w, err := recording.NewWriter(path, recording.WithSource("mmbot sim"), recording.WithFormat(format))
 	if err != nil {
 		return nil, err
 	}

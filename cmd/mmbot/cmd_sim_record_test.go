@@ -18,7 +18,7 @@ import (
 // and reads the committed recording back.
 func TestSimRecord(t *testing.T) {
 	dir := t.TempDir()
-	out := filepath.Join(dir, "sim.jsonl.gz")
+	out := filepath.Join(dir, "sim.mmrec")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout, stderr lockedBuffer

@@ -50,7 +50,7 @@ against a simulated exchange (README.md, docs/).`
 const rootExample = `  mmbot run -c configs/demo.toml --duration 60s    # the demo, no account needed
   mmbot sim --accounts 2    # on 127.0.0.1:8080, credentials in sim-creds.json
   mmbot config check -c configs/mmbot.example.toml --set account.credentials_file=sim-creds.json
-  mmbot backtest -c configs/demo.toml --data rec.jsonl.gz --out report/
+  mmbot backtest -c configs/demo.toml --data rec.mmrec --out report/
   mmbot import --out rec.jsonl.gz --catalog markets.json 'captures/*.jsonl.gz'
   mmbot statement -c configs/demo.toml --from 24h
   source <(mmbot completion bash)`
@@ -104,6 +104,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newExportCmd(e),
 		newRecordCmd(e),
 		newImportCmd(e, time.Now),
+		newRecordingCmd(e),
 		newSimCmd(e, nil),
 		newMarketsCmd(e),
 		newOrdersCmd(e, time.Now),

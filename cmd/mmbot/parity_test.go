@@ -197,8 +197,8 @@ func parityLoopConfig(t *testing.T, markets []strategy.Market, offset float64) l
 // and returns the decision log, the markets and the recording's path.
 func parityLive(t *testing.T, seed uint64, offset float64, cycles int) (*parityLog, []strategy.Market, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "live.jsonl.gz")
-	rec, err := newSimRecorder(path)
+	path := filepath.Join(t.TempDir(), "live.mmrec")
+	rec, err := newSimRecorder(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,36 @@
+//go:build !race
+
+package replay
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mmbot/mmbot/backtest/internal/synthetic"
+)
+
+// TestReplayMemoryFlatV2 is TestReplayMemoryFlat with version 2
+// recordings: the Reader holds one block, and the decoded books (which
+// share chunks and unchanged sides) are not kept by the replay.
+func TestReplayMemoryFlatV2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays 130,000 events")
+	}
+	dir := t.TempDir()
+	small, large := filepath.Join(dir, "small.mmrec"), filepath.Join(dir, "large.mmrec")
+	ns := synthetic.Write(t, small, memBooks(5*time.Minute))
+	nl := synthetic.Write(t, large, memBooks(50*time.Minute))
+	ps, rs := replayHeap(t, small, 2000)
+	pl, rl := replayHeap(t, large, 2000)
+	t.Logf("peak live heap: HeapInuse %d KiB / HeapAlloc %d KiB for %d events; %d KiB / %d KiB for %d events",
+		ps.inuse>>10, ps.alloc>>10, ns, pl.inuse>>10, pl.alloc>>10, nl)
+	kept := uint64(len(rl.Series)+len(rl.Totals)+len(rl.Fills)) * 1024
+	if pl.inuse > ps.inuse+kept+1<<20 {
+		t.Errorf("live heap grew from %d KiB to %d KiB for 10x the events (the results account for %d KiB)",
+			ps.inuse>>10, pl.inuse>>10, kept>>10)
+	}
+	if rs.Total.Fills == 0 || rl.Total.Fills <= rs.Total.Fills {
+		t.Errorf("fills %d and %d: the runs did not trade", rs.Total.Fills, rl.Total.Fills)
+	}
+}
