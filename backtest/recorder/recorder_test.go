@@ -243,9 +243,16 @@ func TestNewRecorderErrors(t *testing.T) {
 	}
 }
 
-// TestRecorderToFile records through a Writer and reads the file back.
+// TestRecorderToFile records through a Writer, in both format versions
+// (version 2 by default, version 1 for a .jsonl.gz name), and reads the
+// file back.
 func TestRecorderToFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "rec.jsonl.gz")
+	for _, name := range []string{"rec.mmrec", "rec.jsonl.gz"} {
+		t.Run(name, func(t *testing.T) { recordToFile(t, filepath.Join(t.TempDir(), name)) })
+	}
+}
+
+func recordToFile(t *testing.T, path string) {
 	w, err := recording.NewWriter(path, recording.WithSource("mmbot record"))
 	if err != nil {
 		t.Fatal(err)
@@ -289,6 +296,9 @@ func TestRecorderToFile(t *testing.T) {
 	}
 	if n != w.Count() || rd.Header().Source != "mmbot record" {
 		t.Errorf("read %d events of %d, header %+v", n, w.Count(), rd.Header())
+	}
+	if want, _ := recording.FormatForPath(path); rd.Header().Version != int(want) {
+		t.Errorf("%s: version %d, want %d", path, rd.Header().Version, want)
 	}
 }
 

@@ -26,11 +26,11 @@ func binFuzzSeeds(tb testing.TB) [][]byte {
 	return out
 }
 
-// FuzzBinBlock feeds the block decoder content of the fuzzer's making
+// FuzzRecordingV2Block feeds the block decoder content of the fuzzer's making
 // (the checksums, which would stop nearly every mutation, are not in the
 // way): it never panics, whatever it accepts is valid, and what it accepts
 // encodes and decodes back to the same events.
-func FuzzBinBlock(f *testing.F) {
+func FuzzRecordingV2Block(f *testing.F) {
 	seeds := binFuzzSeeds(f)
 	for i := 0; i+1 < len(seeds); i += 2 {
 		n, _ := binary.Uvarint(seeds[i])
@@ -89,10 +89,10 @@ func FuzzBinBlock(f *testing.F) {
 	})
 }
 
-// FuzzBinFile reads whole files: valid ones as seeds, then whatever the
+// FuzzRecordingV2File reads whole files: valid ones as seeds, then whatever the
 // fuzzer makes of them. It never panics and never returns an event that
 // does not validate.
-func FuzzBinFile(f *testing.F) {
+func FuzzRecordingV2File(f *testing.F) {
 	for _, target := range []int{64, 1 << 20} {
 		path := filepath.Join(f.TempDir(), "seed.mmrec")
 		writeRecordingAs(f, path, sampleEvents(f), WithBlockTarget(target))

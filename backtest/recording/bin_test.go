@@ -56,7 +56,7 @@ func assertEvents(t *testing.T, path string, want []Event) Header {
 	return h
 }
 
-func TestBinRoundTrip(t *testing.T) {
+func TestRecordingV2RoundTrip(t *testing.T) {
 	for _, target := range []int{0, 1} {
 		t.Run(fmt.Sprint("block target ", target), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rec.mmrec")
@@ -161,7 +161,7 @@ func priceLevels(s []Level) []exchange.PriceLevel {
 // Books that edit their predecessors (the encoder's keep/drop/add) decode
 // to the same books, across block boundaries, and a side that did not
 // change is shared with the previous book of its token.
-func TestBinBookEdits(t *testing.T) {
+func TestRecordingV2BookEdits(t *testing.T) {
 	want := randomBooks(t, 1, 3000, fixture.T0)
 	path := filepath.Join(t.TempDir(), "rec.mmrec")
 	writeRecordingAs(t, path, want, WithBlockTarget(4096))
@@ -224,7 +224,7 @@ func readAllBytes(data []byte) (n int, err error) {
 
 // Every cut of a version 2 file fails, as truncated, with the block it
 // happened in; no cut reads as a shorter recording.
-func TestBinTruncated(t *testing.T) {
+func TestRecordingV2Truncated(t *testing.T) {
 	data, evs := binSample(t)
 	if n, err := readAllBytes(data); err != nil || n != len(evs) {
 		t.Fatalf("whole file: %d events, %v", n, err)
@@ -246,7 +246,7 @@ func TestBinTruncated(t *testing.T) {
 
 // Every byte changed is found (checksums, the format's checks): an error
 // that is a *BlockError, never a panic nor a different recording.
-func TestBinCorruptByte(t *testing.T) {
+func TestRecordingV2CorruptByte(t *testing.T) {
 	data, evs := binSample(t)
 	for i := range data {
 		for _, x := range []byte{0x01, 0x80} {
@@ -265,7 +265,7 @@ func TestBinCorruptByte(t *testing.T) {
 }
 
 // The error names the block, its offset and, inside a block, the event.
-func TestBinErrorsNameTheBlock(t *testing.T) {
+func TestRecordingV2ErrorsNameTheBlock(t *testing.T) {
 	data, _ := binSample(t)
 	bs := blockOffsets(t, data)
 	if len(bs) < 3 {
@@ -350,7 +350,7 @@ func rawV2(t testing.TB, contents [][]byte, events []int) []byte {
 	return appendFooter(b, end)
 }
 
-func TestBinVersions(t *testing.T) {
+func TestRecordingV2Versions(t *testing.T) {
 	data, _ := binSample(t)
 	v3 := bytes.Clone(data)
 	v3[8] = 3
@@ -371,7 +371,7 @@ func TestBinVersions(t *testing.T) {
 	}
 }
 
-func TestBinWriterRefuses(t *testing.T) {
+func TestRecordingV2WriterRefuses(t *testing.T) {
 	dir := t.TempDir()
 	w, err := NewWriter(filepath.Join(dir, "r.mmrec"))
 	if err != nil {
@@ -412,7 +412,7 @@ func TestBinWriterRefuses(t *testing.T) {
 	fixture.AssertDirEntries(t, dir)
 }
 
-func TestFormatForPath(t *testing.T) {
+func TestRecordingFormatForPath(t *testing.T) {
 	for path, want := range map[string]FileFormat{
 		"rec.mmrec": FormatV2, "REC.MMREC": FormatV2, "rec.jsonl.gz": FormatV1, "rec.gz": FormatV1, "rec.jsonl": FormatV1,
 		"rec": FormatV2, "dir.gz/rec.bin": FormatV2,
@@ -436,7 +436,7 @@ func TestFormatForPath(t *testing.T) {
 
 // Bytes and DataBytes of a version 2 writer: DataBytes grows with every
 // event; Bytes is the file's size after Close.
-func TestBinWriterByteCounts(t *testing.T) {
+func TestRecordingV2WriterByteCounts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rec.mmrec")
 	w, err := NewWriter(path)
 	if err != nil {
@@ -471,7 +471,7 @@ func TestBinWriterByteCounts(t *testing.T) {
 // read as the sample events, and the encoder still produces the blocks of
 // the version 2 one (compressed bytes may differ between zstd versions;
 // the content may not).
-func TestGoldenFilesLoad(t *testing.T) {
+func TestRecordingGoldenFilesLoad(t *testing.T) {
 	v1, v2 := filepath.Join("testdata", "sample-v1.jsonl.gz"), filepath.Join("testdata", "sample-v2.mmrec")
 	if *update {
 		writeRecordingAs(t, v1, sampleEvents(t))
@@ -507,7 +507,7 @@ func crc(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // SkipLevels reads the same events without their levels, in both
 // versions.
-func TestSkipLevels(t *testing.T) {
+func TestRecordingSkipLevels(t *testing.T) {
 	want := append(sampleEvents(t), randomBooks(t, 5, 2000, fixture.T0.Add(time.Minute))...)
 	dir := t.TempDir()
 	for _, name := range []string{"rec.mmrec", "rec.jsonl.gz"} {

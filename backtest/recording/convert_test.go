@@ -47,14 +47,14 @@ func size(t *testing.T, path string) int64 {
 // synthetic recordings the benchmarks use, a simulated exchange's and the
 // importer's golden output; and the version 2 file is smaller than the
 // gzip one.
-func TestConvertRoundTrip(t *testing.T) {
+func TestRecordingConvertRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	sources := map[string]func(path string){
-		"dense": func(p string) { synthetic.Write(t, p, synthetic.DenseBooks(time.Minute)) },
+		"dense": func(p string) { synthetic.Write(t, p, synthetic.DenseBooks(20*time.Second)) },
 		"sparse": func(p string) {
-			synthetic.Write(t, p, synthetic.Config{Seed: 3, Duration: 10 * time.Minute, Books: 5, Levels: 10, Trades: 1, Informed: 0.3, Vol: 0.5})
+			synthetic.Write(t, p, synthetic.Config{Seed: 3, Duration: 4 * time.Minute, Books: 5, Levels: 10, Trades: 1, Informed: 0.3, Vol: 0.5})
 		},
-		"simple": func(p string) { synthetic.WriteSimple(t, p, 5000) },
+		"simple": func(p string) { synthetic.WriteSimple(t, p, 2000) },
 		"imported": func(p string) {
 			lines, err := os.ReadFile(filepath.Join("..", "importer", "testdata", "ws_messages.golden.jsonl"))
 			if err != nil {
@@ -123,7 +123,7 @@ func TestConvertRoundTrip(t *testing.T) {
 
 // A conversion that fails, or is cancelled, leaves nothing at the
 // destination.
-func TestConvertLeavesNothing(t *testing.T) {
+func TestRecordingConvertLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl.gz")
 	synthetic.WriteSimple(t, in, 10_000)
@@ -145,25 +145,4 @@ func TestConvertLeavesNothing(t *testing.T) {
 		t.Errorf("truncated input: %v", err)
 	}
 	fixture.AssertDirEntries(t, dir, "cut.jsonl.gz", "in.jsonl.gz")
-}
-
-// TestBinReaderMemoryFlat is TestReaderMemoryFlat for version 2: the live
-// heap while reading does not grow with the recording's length.
-func TestBinReaderMemoryFlat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 550,000 events")
-	}
-	dir := t.TempDir()
-	small, large := filepath.Join(dir, "small.mmrec"), filepath.Join(dir, "large.mmrec")
-	synthetic.WriteSimple(t, small, 50_000)
-	synthetic.WriteSimple(t, large, 500_000)
-	ps, ns := peakHeap(t, small, 5000)
-	pl, nl := peakHeap(t, large, 5000)
-	if ns != 50_000 || nl != 500_000 {
-		t.Fatalf("read %d and %d events", ns, nl)
-	}
-	t.Logf("peak live heap: %d KiB for 50k events, %d KiB for 500k", ps>>10, pl>>10)
-	if pl > ps+1<<20 {
-		t.Errorf("live heap grew from %d KiB to %d KiB with a 10x longer recording", ps>>10, pl>>10)
-	}
 }

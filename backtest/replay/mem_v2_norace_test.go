@@ -10,10 +10,10 @@ import (
 	"github.com/mmbot/mmbot/backtest/internal/synthetic"
 )
 
-// TestReplayMemoryFlatV2 is TestReplayMemoryFlat with version 2
+// TestReplayMemoryFlatRecordingV2 is TestReplayMemoryFlat with version 2
 // recordings: the Reader holds one block, and the decoded books (which
 // share chunks and unchanged sides) are not kept by the replay.
-func TestReplayMemoryFlatV2(t *testing.T) {
+func TestReplayMemoryFlatRecordingV2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 130,000 events")
 	}

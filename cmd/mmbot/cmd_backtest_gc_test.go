@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestGCPercentFor(t *testing.T) {
+func TestBacktestGCPercentFor(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int
