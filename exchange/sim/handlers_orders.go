@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -59,9 +59,7 @@ func (e *Exchange) handlePlaceOrders(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var items []exchange.PlacementItem
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&items); err != nil {
+	if err := decodeStrict(body, &items, placementLenient...); err != nil {
 		clobError(w, http.StatusBadRequest, "invalid body: want a JSON array of order placement items: "+err.Error())
 		return
 	}
@@ -81,6 +79,11 @@ func (e *Exchange) handlePlaceOrders(w http.ResponseWriter, r *http.Request) {
 	e.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }
+
+// placementLenient are the types of a POST /orders body whose unknown
+// fields are ignored, as the live service ignores them: the official client
+// sends deferExec and postOnly in each item and expiration in its order.
+var placementLenient = []reflect.Type{reflect.TypeFor[exchange.PlacementItem](), reflect.TypeFor[exchange.SignedOrder]()}
 
 func fail(id, format string, args ...any) exchange.PlacementResult {
 	return exchange.PlacementResult{Success: false, ErrorMsg: fmt.Sprintf(format, args...), OrderID: id}
@@ -211,9 +214,7 @@ func (e *Exchange) handleCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req exchange.CancelRequest
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	if err := decodeStrict(body, &req); err != nil {
 		clobError(w, http.StatusBadRequest, "invalid body: want {\"orderId\": string}: "+err.Error())
 		return
 	}

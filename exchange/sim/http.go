@@ -251,15 +251,12 @@ func dropAfterHalf(sw *statusWriter, r *http.Request, next http.Handler) {
 	_ = rw.Flush()
 }
 
-// decodeBody decodes a JSON request body strictly (unknown fields refused).
+// decodeBody reads a request body and decodes it exactly (decodeStrict):
+// one JSON value, keys matched exactly, no duplicate and no unknown keys.
 func decodeBody(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
 		return err
 	}
-	if dec.More() {
-		return fmt.Errorf("trailing data after the JSON value")
-	}
-	return nil
+	return decodeStrict(body, v)
 }
