@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -62,8 +63,8 @@ func VerifyL2(h http.Header, method, path string, body []byte, lookup func(apiKe
 	if err != nil {
 		return "", fmt.Errorf("%w: %s is not integer seconds", ErrMalformedHeader, exchange.HeaderTimestamp)
 	}
-	if d := now.Sub(time.Unix(ts, 0)); d > window || d < -window {
-		return "", fmt.Errorf("%w: %s off by %s, window %s", ErrStaleTimestamp, exchange.HeaderTimestamp, d.Truncate(time.Second), window)
+	if err := checkFresh(ts, now, window); err != nil {
+		return "", err
 	}
 	got, err := hex.DecodeString(signature)
 	if err != nil {
@@ -78,4 +79,38 @@ func VerifyL2(h http.Header, method, path string, body []byte, lookup func(apiKe
 		return "", ErrBadSignature
 	}
 	return apiKey, nil
+}
+
+// maxDurationSecs is the most whole seconds a time.Duration holds.
+const maxDurationSecs = int64(math.MaxInt64 / time.Second)
+
+// checkFresh refuses a timestamp (Unix seconds) more than window from now.
+// The error says how far and which way, exactly (no saturation however far
+// off), and names a timestamp that reads as Unix milliseconds.
+func checkFresh(ts int64, now time.Time, window time.Duration) error {
+	nowS := now.Unix()
+	near := ts > nowS-maxDurationSecs/2 && ts < nowS+maxDurationSecs/2
+	var ahead time.Duration // ts - now, when near
+	if near {
+		if ahead = time.Unix(ts, 0).Sub(now); ahead <= window && ahead >= -window {
+			return nil
+		}
+	}
+	if ms := ts / 1000; ts >= 1e11 && ms > nowS-maxDurationSecs/2 && ms < nowS+maxDurationSecs/2 {
+		if d := time.UnixMilli(ts).Sub(now); d <= window && d >= -window {
+			return fmt.Errorf("%w: %s %d is not in seconds (it reads as Unix milliseconds)", ErrStaleTimestamp, exchange.HeaderTimestamp, ts)
+		}
+	}
+	var how string
+	switch {
+	case near && ahead > 0:
+		how = ahead.Round(time.Millisecond).String() + " ahead of"
+	case near:
+		how = (-ahead).Round(time.Millisecond).String() + " behind"
+	case ts > nowS: // the differences below cannot overflow in uint64
+		how = strconv.FormatUint(uint64(ts)-uint64(nowS), 10) + "s ahead of"
+	default:
+		how = strconv.FormatUint(uint64(nowS)-uint64(ts), 10) + "s behind"
+	}
+	return fmt.Errorf("%w: %s %d is %s the server's clock, window %s", ErrStaleTimestamp, exchange.HeaderTimestamp, ts, how, window)
 }

@@ -225,7 +225,7 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 		if credsPath, err = filepath.Abs(f.credsOut); err != nil {
 			return err
 		}
-		if err := sim.WriteCredentialsFile(credsPath, sim.NewCredentialsFile(urls, cfg.Domain.ChainID, creds)); err != nil {
+		if err := sim.WriteCredentialsFile(credsPath, sim.NewCredentialsFile(urls, ex.ChainID(), creds)); err != nil {
 			return err
 		}
 	}

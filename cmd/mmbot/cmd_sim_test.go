@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mmbot/mmbot/exchange/sim"
+	"github.com/mmbot/mmbot/signer"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the command goroutine and the test.
@@ -87,6 +88,9 @@ func TestSimCommandServesAndStops(t *testing.T) {
 	if len(f.Accounts) != 3 || f.Accounts[0].PrivateKey == "" || f.Accounts[2].PrivateKey != "" ||
 		f.Accounts[2].Address != "0x00000000000000000000000000000000000000aa" || f.CLOB != urls.CLOB {
 		t.Errorf("credentials file %+v", f)
+	}
+	if want := signer.DefaultConfig().ChainID; f.ChainID != want {
+		t.Errorf("credentials file chain_id %d, want the simulator's %d", f.ChainID, want)
 	}
 	resp, err := http.Get(urls.Catalog + "/tags")
 	if err != nil {

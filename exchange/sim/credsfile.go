@@ -48,6 +48,11 @@ func NewCredentialsFile(urls URLs, chainID int64, accts []AccountCreds) Credenti
 	return f
 }
 
+// ChainID is the chain id of the EIP-712 domain the exchange verifies
+// orders under (Config.Domain after defaults): the credentials file's
+// chain_id.
+func (e *Exchange) ChainID() int64 { return e.cfg.Domain.ChainID }
+
 // WriteCredentialsFile writes f to path with mode 0600, atomically
 // (temporary file in the same directory, fsync, rename).
 func WriteCredentialsFile(path string, f CredentialsFile) error {
