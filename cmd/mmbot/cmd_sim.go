@@ -44,6 +44,7 @@ const simDefaultAddr = "127.0.0.1:8080"
 // simFlags are the parsed flags of mmbot sim.
 type simFlags struct {
 	addr, credsOut, catalogFile, record           string
+	requestLog, tradeLog                          string
 	recordFormat                                  string
 	allowPublic, noFlow, noRateLimits             bool
 	seed                                          uint64
@@ -95,6 +96,8 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.garbageKind, "fault-garbage-kind", "", "the garbage of a garbage book: "+strings.Join(sim.GarbageKinds, ", ")+` ("": one at random per book)`)
 	fs.StringSliceVar(&f.garbageMarkets, "fault-garbage-markets", nil, "condition `ids` whose books are always answered as garbage (repeatable)")
 	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.mmrec; .jsonl.gz for format version 1), committed on shutdown")
+	fs.StringVar(&f.requestLog, "request-log", "", "write every request (arrival time, method, path, status, orders in a batch) to this `file` as JSON lines, flushed on shutdown")
+	fs.StringVar(&f.tradeLog, "trade-log", "", "write every trade (time, both wallets and order ids, size, price) to this `file` as JSON lines, flushed on shutdown")
 	fs.StringVar(&f.recordFormat, "record-format", "", "the recording's format `version`, v1 or v2 (default: by the file's name; v2 unless it ends in .jsonl.gz)")
 }
 
@@ -184,6 +187,11 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 		defer rec.abort() // after ex.Close; nothing once committed
 		cfg.OnBook, cfg.OnTrade = rec.onBook, rec.onTrade
 	}
+	logs, err := openSimLogs(&cfg, f.requestLog, f.tradeLog)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = logs.close() }() // idempotent; the checked close is after ex.Close
 	ex, err := sim.New(cfg)
 	if errors.Is(err, sim.ErrPublicAddr) {
 		return usagef("--addr %s is not a loopback address; add --allow-public to listen on it", f.addr)
@@ -243,6 +251,9 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 	<-ctx.Done()
 	if err := ex.Close(); err != nil {
 		return fmt.Errorf("stopping: %w", err)
+	}
+	if err := logs.close(); err != nil {
+		return err
 	}
 	if rec != nil {
 		n, skipped, err := rec.close()

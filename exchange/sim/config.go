@@ -75,6 +75,11 @@ type Config struct {
 
 	// RequestLogSize is how many requests RequestLog keeps (default 10000).
 	RequestLogSize int
+
+	// OnRequest, when set, is called with every request's record once it
+	// has been answered (from the request's goroutine; it must be safe for
+	// concurrent use). mmbot sim --request-log writes them to a file.
+	OnRequest func(RequestRecord)
 }
 
 // FlowConfig configures the simulated order flow of every open market.

@@ -20,6 +20,8 @@ type TradeEvent struct {
 	TakerWallet string
 	MakerWallet string
 	TradeID     string
+	TakerOrder  string // order hash (or the flow's order id) of each side
+	MakerOrder  string
 }
 
 // BookEvent reports that a market's book changed; Books holds the new books

@@ -63,6 +63,7 @@ func (e *Exchange) handlePlaceOrders(w http.ResponseWriter, r *http.Request) {
 		clobError(w, http.StatusBadRequest, "invalid body: want a JSON array of order placement items: "+err.Error())
 		return
 	}
+	noteOrders(r, len(items))
 	if len(items) == 0 || len(items) > e.cfg.MaxBatch {
 		clobError(w, http.StatusBadRequest, fmt.Sprintf("invalid body: a batch holds 1 to %d orders, got %d", e.cfg.MaxBatch, len(items)))
 		return

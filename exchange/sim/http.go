@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -154,8 +155,14 @@ func (s *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 func (e *Exchange) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w}
+		arrived, orders := e.cfg.WallClock(), new(int)
+		r = r.WithContext(context.WithValue(r.Context(), ordersKey{}, orders))
 		defer func() {
-			e.reqlog.add(RequestRecord{Method: r.Method, Path: r.URL.Path, Time: e.cfg.WallClock(), Status: sw.status})
+			rec := RequestRecord{Method: r.Method, Path: r.URL.Path, Time: arrived, Status: sw.status, Orders: *orders}
+			e.reqlog.add(rec)
+			if e.cfg.OnRequest != nil {
+				e.cfg.OnRequest(rec)
+			}
 		}()
 		area, rel := splitArea(r.URL.Path)
 		ip := clientIP(r.RemoteAddr)

@@ -82,6 +82,7 @@ func (e *Exchange) afterPlace(s *mstate, res engine.Result, rec *orderRecord, no
 				Time: f.Time, Market: s.m.ConditionID, Token: s.m.TokenIDs[f.Taker.Outcome], Outcome: f.Taker.Outcome,
 				Side: side(f.Taker.Side), Price: exchange.Fixed(f.Taker.Price).Decimal(), Size: exchange.Fixed(f.Size).Decimal(), Kind: f.Kind.String(),
 				TakerWallet: e.display(f.Taker.Account), MakerWallet: e.display(f.Maker.Account), TradeID: tradeID(f.Seq),
+				TakerOrder: f.Taker.Order.ID, MakerOrder: f.Maker.Order.ID,
 			})
 		}
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"net/http"
 	"sync"
 	"time"
 )
@@ -8,9 +9,23 @@ import (
 // RequestRecord is one served request.
 type RequestRecord struct {
 	Method string
-	Path   string // full path, e.g. /clob/orders
-	Time   time.Time
+	Path   string    // full path, e.g. /clob/orders
+	Time   time.Time // Config.WallClock when the request arrived
 	Status int
+	// Orders is the number of placement items of a POST /clob/orders body
+	// that decoded (what the order caps charge); 0 for other requests.
+	Orders int
+}
+
+// ordersKey is the request context key of the *int where a POST /orders
+// handler reports its batch size to the request log.
+type ordersKey struct{}
+
+// noteOrders reports the batch size of a POST /orders request.
+func noteOrders(r *http.Request, n int) {
+	if p, ok := r.Context().Value(ordersKey{}).(*int); ok {
+		*p = n
+	}
 }
 
 // requestLog is a ring of the latest requests; it has its own lock.
