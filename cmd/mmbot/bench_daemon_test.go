@@ -315,7 +315,7 @@ max_drawdown = "1000000"`,
 }
 
 // procMemMB reads VmRSS and VmHWM of a process, in MB.
-func procMemMB(b *testing.B, pid int) (rss, hwm float64) {
+func procMemMB(b testing.TB, pid int) (rss, hwm float64) {
 	b.Helper()
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
