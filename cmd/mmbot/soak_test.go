@@ -96,7 +96,7 @@ max_drawdown = "10000000"`,
 	for _, u := range usage {
 		at := "-"
 		if !u.at.IsZero() {
-			at = "+" + u.at.Sub(start).Round(time.Second).String()
+			at = fmt.Sprintf("%+ds", int(u.at.Sub(start).Round(time.Second)/time.Second))
 		}
 		fmt.Fprintf(&b, "%-26s %8d %5d/%-4s %6.3f %9d  %s\n", u.name, u.busiest, u.cap.Requests, shortWindow(u.cap.Window), u.ratio(), u.total, at)
 		if u.ratio() > 0.95 {
