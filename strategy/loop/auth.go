@@ -1,0 +1,192 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/risk"
+)
+
+// ErrCredentialsRefused matches every *CredentialsError with errors.Is.
+var ErrCredentialsRefused = errors.New("the exchange refused the credentials")
+
+// CredentialsError says that the exchange refused the credentials of an
+// authenticated call (POST /orders, DELETE /order, GET /data/order/{id})
+// with a 401 or 403.
+type CredentialsError struct {
+	Endpoint string // e.g. "DELETE /order"
+	Status   int    // 401 or 403
+	Message  string // what the exchange said
+	// Live is how many orders the journal holds that may still be live
+	// on the exchange; negative when not counted.
+	Live int
+	Err  error // the refused call's error
+}
+
+// Error says what the exchange answered and, when counted, how many
+// orders may still be live.
+func (e *CredentialsError) Error() string {
+	s := fmt.Sprintf("the exchange refused the credentials (HTTP %d: %s)", e.Status, e.Message)
+	if e.Live >= 0 {
+		s += fmt.Sprintf(": %d orders may still be live", e.Live)
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrCredentialsRefused) true.
+func (e *CredentialsError) Is(target error) bool { return target == ErrCredentialsRefused }
+
+// Unwrap returns the refused call's error.
+func (e *CredentialsError) Unwrap() error { return e.Err }
+
+// refusedCredentials reads a refusal of the credentials out of a venue's
+// error: a 401 (exchange.ErrUnauthorized) or a 403 / "unauthorized:
+// ip_not_allowlisted" (exchange.ErrIPNotAllowlisted). nil for any other
+// error.
+func refusedCredentials(endpoint string, err error) *CredentialsError {
+	if err == nil {
+		return nil
+	}
+	var status int
+	switch {
+	case errors.Is(err, exchange.ErrUnauthorized):
+		status = http.StatusUnauthorized
+	case errors.Is(err, exchange.ErrIPNotAllowlisted):
+		status = http.StatusForbidden
+	default:
+		return nil
+	}
+	ce := &CredentialsError{Endpoint: endpoint, Status: status, Message: err.Error(), Live: -1, Err: err}
+	var ae *exchange.APIError
+	if errors.As(err, &ae) {
+		ce.Status, ce.Message = ae.Status, answerText(ae)
+	}
+	return ce
+}
+
+// probeOrderID is the order id CheckCredentials reads: well formed (an
+// order hash), and no order can have it.
+const probeOrderID = "0x0000000000000000000000000000000000000000000000000000000000000000"
+
+// CheckCredentials proves the venue's credentials with one authenticated
+// request that changes nothing: it reads an order that cannot exist. An
+// answer "not found" (or, oddly, an order) means the exchange accepted the
+// credentials: nil. A 401 or 403 comes back as a *CredentialsError (Live
+// negative); any other failure as it came, wrapped.
+func CheckCredentials(ctx context.Context, v Venue) error {
+	_, err := v.Order(ctx, probeOrderID)
+	if err == nil || errors.Is(err, exchange.ErrNotFound) {
+		return nil
+	}
+	if ce := refusedCredentials("GET /data/order/{id}", err); ce != nil {
+		return ce
+	}
+	return fmt.Errorf("checking the credentials (GET /data/order/{id}): %w", err)
+}
+
+// MsgCredentialsRefused is the message of the one error line logged per
+// distinct refusal of the credentials while the loop runs.
+const MsgCredentialsRefused = "the exchange refused the credentials: kill switch tripped (reason auth); nothing can be placed or cancelled until they are fixed. Further refusals are counted, summarized every minute and at shutdown"
+
+// authWatch watches the answers to the venue's authenticated calls: a
+// refusal of the credentials trips the kill switch (risk.TripAuth) and is
+// logged once per distinct answer (status and message), with a count; an
+// accepted call clears the refusal Shutdown acts on. It is safe for
+// concurrent use: the fan-out and the guard call the venue from their own
+// goroutines.
+type authWatch struct {
+	kill  *risk.KillSwitch // nil: nothing to trip
+	clock Clock
+	log   zerolog.Logger
+	tally errTally
+
+	mu      sync.Mutex
+	refused *CredentialsError // the last refusal, nil once a call was accepted
+}
+
+func newAuthWatch(kill *risk.KillSwitch, c Clock, log zerolog.Logger) *authWatch {
+	return &authWatch{kill: kill, clock: c, log: log,
+		tally: errTally{log: log, msg: "the exchange refused the credentials again"}}
+}
+
+// note looks at the error of one authenticated call to endpoint.
+func (w *authWatch) note(endpoint string, err error) {
+	ce := refusedCredentials(endpoint, err)
+	if ce == nil {
+		if err == nil || errors.Is(err, exchange.ErrNotFound) { // the exchange knew who asked
+			w.mu.Lock()
+			w.refused = nil
+			w.mu.Unlock()
+		}
+		return
+	}
+	now := w.clock.Now()
+	w.mu.Lock()
+	w.refused = ce
+	w.mu.Unlock()
+	detail := fmt.Sprintf("the exchange refused the credentials: HTTP %d: %s (%s)", ce.Status, ce.Message, endpoint)
+	if w.kill != nil {
+		w.kill.Trip(risk.TripAuth, detail, now)
+	}
+	key := fmt.Sprintf("%d %s", ce.Status, ce.Message)
+	if w.tally.add(key, map[string]any{"status": ce.Status, "error": ce.Message}, now) {
+		msg := MsgCredentialsRefused
+		if w.kill == nil {
+			msg = "the exchange refused the credentials"
+		}
+		w.log.Error().Int("status", ce.Status).Str("error", ce.Message).Str("endpoint", endpoint).Msg(msg)
+	}
+}
+
+// refusal returns the last refusal, or nil when the last authenticated
+// call that got an answer about the credentials was accepted.
+func (w *authWatch) refusal() *CredentialsError {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refused
+}
+
+// authVenue is the loop's venue: the one it was given, with the answers
+// to the authenticated calls shown to an authWatch.
+type authVenue struct {
+	Venue
+	w *authWatch
+}
+
+func (v authVenue) PlaceOrders(ctx context.Context, items []exchange.PlacementItem) ([]exchange.PlacementResult, error) {
+	res, err := v.Venue.PlaceOrders(ctx, items)
+	v.w.note("POST /orders", err)
+	return res, err
+}
+
+func (v authVenue) CancelOrder(ctx context.Context, id string) (*exchange.CancelResult, error) {
+	res, err := v.Venue.CancelOrder(ctx, id)
+	v.w.note("DELETE /order", err)
+	return res, err
+}
+
+func (v authVenue) Order(ctx context.Context, id string) (*exchange.Order, error) {
+	o, err := v.Venue.Order(ctx, id)
+	v.w.note("GET /data/order/{id}", err)
+	return o, err
+}
+
+// isAuthRefusal reports whether err refuses the credentials (the
+// authWatch has logged it: the caller need not).
+func isAuthRefusal(err error) bool {
+	return errors.Is(err, exchange.ErrUnauthorized) || errors.Is(err, exchange.ErrIPNotAllowlisted)
+}
+
+// credentialsLive is a CredentialsError for Shutdown: the refusal with the
+// count of orders that may still be live.
+func credentialsLive(ce *CredentialsError, live int) *CredentialsError {
+	c := *ce
+	c.Live = live
+	return &c
+}
