@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -94,10 +95,20 @@ func CheckCredentials(ctx context.Context, v Venue) error {
 // distinct refusal of the credentials while the loop runs.
 const MsgCredentialsRefused = "the exchange refused the credentials: kill switch tripped (reason auth); nothing can be placed or cancelled until they are fixed. Further refusals are counted, summarized every minute and at shutdown"
 
+// While the credentials are refused, one authenticated call is let out
+// authRetryBase after the refusal, then after twice as long each time it
+// is refused again, up to authRetryMax; the others fail at once without
+// being sent (heldError). An accepted call lets them all out again.
+const (
+	authRetryBase = time.Second
+	authRetryMax  = 30 * time.Second
+)
+
 // authWatch watches the answers to the venue's authenticated calls: a
 // refusal of the credentials trips the kill switch (risk.TripAuth) and is
 // logged once per distinct answer (status and message), with a count; an
-// accepted call clears the refusal Shutdown acts on. It is safe for
+// accepted call clears the refusal Shutdown acts on. While refused, it
+// holds the authenticated calls back (authRetryBase). It is safe for
 // concurrent use: the fan-out and the guard call the venue from their own
 // goroutines.
 type authWatch struct {
@@ -108,6 +119,46 @@ type authWatch struct {
 
 	mu      sync.Mutex
 	refused *CredentialsError // the last refusal, nil once a call was accepted
+	wait    time.Duration     // the hold after the last refusal
+	next    time.Time         // the next call let out while refused
+	held    int               // calls not sent while refused
+}
+
+// heldError is the error of an authenticated call not sent because the
+// credentials were refused (authWatch.hold); it matches what the refusal
+// matched (exchange.ErrUnauthorized, exchange.ErrIPNotAllowlisted).
+type heldError struct{ ce *CredentialsError }
+
+func (e *heldError) Error() string {
+	return fmt.Sprintf("not sent: the exchange refused the credentials (HTTP %d: %s)", e.ce.Status, e.ce.Message)
+}
+
+func (e *heldError) Unwrap() error { return e.ce.Err }
+
+// hold returns nil when an authenticated call may go out now, or the
+// heldError it fails with instead. probe is true for the one call let out
+// while the credentials are refused: its refusal doubles the hold (the
+// refusals of calls already in flight at the first one do not).
+func (w *authWatch) hold() (probe bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.refused == nil {
+		return false, nil
+	}
+	if now := w.clock.Now(); !now.Before(w.next) {
+		w.next = now.Add(w.wait) // this one goes; the others wait for its answer
+		return true, nil
+	}
+	w.held++
+	return false, &heldError{ce: w.refused}
+}
+
+// release lets the next authenticated call out at once (Shutdown's one
+// cancel that tells whether the credentials are still refused).
+func (w *authWatch) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.next = time.Time{}
 }
 
 func newAuthWatch(kill *risk.KillSwitch, c Clock, log zerolog.Logger) *authWatch {
@@ -115,13 +166,14 @@ func newAuthWatch(kill *risk.KillSwitch, c Clock, log zerolog.Logger) *authWatch
 		tally: errTally{log: log, msg: "the exchange refused the credentials again"}}
 }
 
-// note looks at the error of one authenticated call to endpoint.
-func (w *authWatch) note(endpoint string, err error) {
+// note looks at the error of one authenticated call to endpoint (probe:
+// see hold).
+func (w *authWatch) note(endpoint string, err error, probe bool) {
 	ce := refusedCredentials(endpoint, err)
 	if ce == nil {
 		if err == nil || errors.Is(err, exchange.ErrNotFound) { // the exchange knew who asked
 			w.mu.Lock()
-			w.refused = nil
+			w.refused, w.wait, w.next = nil, 0, time.Time{}
 			w.mu.Unlock()
 		}
 		return
@@ -129,6 +181,13 @@ func (w *authWatch) note(endpoint string, err error) {
 	now := w.clock.Now()
 	w.mu.Lock()
 	w.refused = ce
+	switch {
+	case w.wait == 0:
+		w.wait = authRetryBase
+	case probe:
+		w.wait = min(2*w.wait, authRetryMax)
+	}
+	w.next = now.Add(w.wait)
 	w.mu.Unlock()
 	detail := fmt.Sprintf("the exchange refused the credentials: HTTP %d: %s (%s)", ce.Status, ce.Message, endpoint)
 	if w.kill != nil {
@@ -160,20 +219,32 @@ type authVenue struct {
 }
 
 func (v authVenue) PlaceOrders(ctx context.Context, items []exchange.PlacementItem) ([]exchange.PlacementResult, error) {
+	probe, err := v.w.hold()
+	if err != nil {
+		return nil, err
+	}
 	res, err := v.Venue.PlaceOrders(ctx, items)
-	v.w.note("POST /orders", err)
+	v.w.note("POST /orders", err, probe)
 	return res, err
 }
 
 func (v authVenue) CancelOrder(ctx context.Context, id string) (*exchange.CancelResult, error) {
+	probe, err := v.w.hold()
+	if err != nil {
+		return nil, err
+	}
 	res, err := v.Venue.CancelOrder(ctx, id)
-	v.w.note("DELETE /order", err)
+	v.w.note("DELETE /order", err, probe)
 	return res, err
 }
 
 func (v authVenue) Order(ctx context.Context, id string) (*exchange.Order, error) {
+	probe, err := v.w.hold()
+	if err != nil {
+		return nil, err
+	}
 	o, err := v.Venue.Order(ctx, id)
-	v.w.note("GET /data/order/{id}", err)
+	v.w.note("GET /data/order/{id}", err, probe)
 	return o, err
 }
 

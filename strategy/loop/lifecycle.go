@@ -105,8 +105,9 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 			live = l.allLive()
 		}
 		send := l.withinBudget(live, now)
-		if l.auth.refusal() != nil && len(send) > 1 {
+		if l.auth.refusal() != nil && len(send) > 0 {
 			send = send[:1] // refused so far: one cancel tells whether they still are
+			l.auth.release()
 		}
 		l.sendCancels(ctx, send, batch, rep)
 		if !batch.Empty() {
