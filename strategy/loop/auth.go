@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -117,6 +118,8 @@ type authWatch struct {
 	log   zerolog.Logger
 	tally errTally
 
+	on atomic.Bool // refused != nil: the fast path of every call reads only this
+
 	mu      sync.Mutex
 	refused *CredentialsError // the last refusal, nil once a call was accepted
 	wait    time.Duration     // the hold after the last refusal
@@ -140,6 +143,9 @@ func (e *heldError) Unwrap() error { return e.ce.Err }
 // while the credentials are refused: its refusal doubles the hold (the
 // refusals of calls already in flight at the first one do not).
 func (w *authWatch) hold() (probe bool, err error) {
+	if !w.on.Load() {
+		return false, nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.refused == nil {
@@ -171,16 +177,19 @@ func newAuthWatch(kill *risk.KillSwitch, c Clock, log zerolog.Logger) *authWatch
 func (w *authWatch) note(endpoint string, err error, probe bool) {
 	ce := refusedCredentials(endpoint, err)
 	if ce == nil {
-		if err == nil || errors.Is(err, exchange.ErrNotFound) { // the exchange knew who asked
+		if w.on.Load() && (err == nil || errors.Is(err, exchange.ErrNotFound)) { // the exchange knew who asked
 			w.mu.Lock()
 			w.refused, w.wait, w.next = nil, 0, time.Time{}
+			w.on.Store(false)
 			w.mu.Unlock()
+			w.log.Warn().Msg("the exchange accepts the credentials again (the kill switch stays tripped until SIGUSR1)")
 		}
 		return
 	}
 	now := w.clock.Now()
 	w.mu.Lock()
 	w.refused = ce
+	w.on.Store(true)
 	switch {
 	case w.wait == 0:
 		w.wait = authRetryBase
@@ -200,6 +209,19 @@ func (w *authWatch) note(endpoint string, err error, probe bool) {
 			msg = "the exchange refused the credentials"
 		}
 		w.log.Error().Int("status", ce.Status).Str("error", ce.Message).Str("endpoint", endpoint).Msg(msg)
+	}
+}
+
+// flush logs the summaries of the refusals, and how many calls were not
+// sent while the credentials were refused.
+func (w *authWatch) flush(now time.Time) {
+	w.tally.flush(now)
+	w.mu.Lock()
+	held := w.held
+	w.held = 0
+	w.mu.Unlock()
+	if held > 0 {
+		w.log.Warn().Int("not_sent", held).Msg("authenticated requests not sent while the exchange refused the credentials")
 	}
 }
 

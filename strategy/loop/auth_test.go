@@ -214,7 +214,8 @@ func TestLoopCredentialsRefusedWhileRunning(t *testing.T) {
 	if refused < 4 || refused > 6 {
 		t.Fatalf("%d refused requests in 30 s, want 5 (one at 0, 1, 3, 7 and 15 s)", refused)
 	}
-	if r.l.auth.held == 0 {
+	held := r.l.auth.held
+	if held == 0 {
 		t.Fatal("no request held back while the credentials were refused")
 	}
 	if got := r.log.lines(t, MsgCredentialsRefused); len(got) != 1 || got[0]["level"] != "error" || got[0]["status"] != 401.0 {
@@ -237,6 +238,9 @@ func TestLoopCredentialsRefusedWhileRunning(t *testing.T) {
 	}
 	if n := r.v.count("cancel") - cancelsBefore; n != 1 {
 		t.Errorf("shutdown sent %d cancels with refused credentials, want 1", n)
+	}
+	if got := r.log.lines(t, "authenticated requests not sent"); len(got) != 1 || got[0]["not_sent"] != float64(held) {
+		t.Errorf("not-sent summary %v, want one line counting %d", got, held)
 	}
 	sum := r.log.lines(t, "the exchange refused the credentials again")
 	if len(sum) != 1 || sum[0]["total"] != float64(r.v.count("order")+r.v.count("cancel")+r.v.count("place")) {
@@ -329,5 +333,40 @@ func TestCancelRetryAfter(t *testing.T) {
 	}
 	if got := cancelRetryAfter(1000); got != cancelRetryMax {
 		t.Errorf("after 1000 failures: %s", got)
+	}
+}
+
+// Credentials accepted again (a key restored, a clock fixed) let every
+// call out again at the next call the hold lets through; the kill switch
+// stays tripped until an operator resets it, and then quoting resumes.
+func TestLoopCredentialsAcceptedAgain(t *testing.T) {
+	r := newAuthRig(t)
+	r.v.set(errRevoked)
+	for range 3 {
+		r.cycle(t)
+	}
+	if r.l.auth.refusal() == nil {
+		t.Fatal("no refusal noted")
+	}
+	r.v.set(nil)
+	for range 5 {
+		r.cycle(t)
+	}
+	if ce := r.l.auth.refusal(); ce != nil {
+		t.Fatalf("still refused after the exchange accepted a call: %v", ce)
+	}
+	if got := r.log.lines(t, "the exchange accepts the credentials again"); len(got) != 1 {
+		t.Fatalf("%d lines saying the credentials are accepted again, want 1", len(got))
+	}
+	if tripped, trip := r.kill.Tripped(); !tripped || trip.Reason != risk.TripAuth {
+		t.Fatalf("kill switch %v %+v: want still tripped for auth", tripped, trip)
+	}
+	r.kill.Reset("op")
+	placed := r.v.placed
+	for range 2 {
+		r.cycle(t)
+	}
+	if r.v.placed == placed {
+		t.Fatal("nothing placed after the reset")
 	}
 }

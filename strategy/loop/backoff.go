@@ -102,6 +102,6 @@ func (l *Loop) cancelFailed(lo *liveOrder, err error, now time.Time) {
 // flushErrs logs the summaries of the repeated errors not yet summarized.
 func (l *Loop) flushErrs() {
 	now := l.clock.Now()
-	l.auth.tally.flush(now)
+	l.auth.flush(now)
 	l.cancelErrs.flush(now)
 }
