@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,9 +57,9 @@ func refusedCredentials(endpoint string, err error) *CredentialsError {
 	var status int
 	switch {
 	case errors.Is(err, exchange.ErrUnauthorized):
-		status = http.StatusUnauthorized
+		status = 401 // the statuses the sentinels stand for (exchange.APIError.Is)
 	case errors.Is(err, exchange.ErrIPNotAllowlisted):
-		status = http.StatusForbidden
+		status = 403
 	default:
 		return nil
 	}
