@@ -319,7 +319,7 @@ func (d *daemon) run() error {
 	shutErr := d.loop.Shutdown(sctx)
 	d.summary()
 	if errors.Is(shutErr, loop.ErrCredentialsRefused) {
-		return fmt.Errorf("shutdown: %w; fix the credentials (%s), then run `mmbot cancel-all`", shutErr, credentialsHint)
+		return fmt.Errorf("shutdown: %w; fix the credentials (%s), then run `mmbot cancel-all`", shutErr, credentialsHint(shutErr))
 	}
 	if shutErr != nil {
 		return fmt.Errorf("shutdown: %w (run `mmbot cancel-all` to finish)", shutErr)

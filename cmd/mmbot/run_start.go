@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -135,9 +136,17 @@ func clipErr(err error, n int) string {
 }
 
 // credentialsHint is what to check when the exchange refuses the
-// credentials (the account's settings, docs/configuration.md).
-const credentialsHint = "check account.api_key, the API secret and passphrase (account.api_secret_*, account.passphrase_*) " +
-	"and that they belong to the signer's address (account.private_key_* or account.credentials_file)"
+// credentials of err (the account's settings, docs/configuration.md); a
+// 403 may also mean that the host's address is not allowed.
+func credentialsHint(err error) string {
+	h := "check account.api_key, the API secret and passphrase (account.api_secret_*, account.passphrase_*) " +
+		"and that they belong to the signer's address (account.private_key_* or account.credentials_file)"
+	var ce *loop.CredentialsError
+	if errors.As(err, &ce) && ce.Status == http.StatusForbidden {
+		h = "check that the exchange allows this host's IP address (its allowlist), then " + strings.TrimPrefix(h, "check ")
+	}
+	return h
+}
 
 // checkCredentials proves the credentials before the daemon is ready: one
 // authenticated request that changes nothing (loop.CheckCredentials: a
@@ -150,7 +159,7 @@ func (d *daemon) checkCredentials(ctx context.Context) error {
 	})
 	var ce *loop.CredentialsError
 	if errors.As(err, &ce) {
-		return permanent(fmt.Errorf("%w; nothing was quoted: %s", err, credentialsHint))
+		return permanent(fmt.Errorf("%w; nothing was quoted: %s", err, credentialsHint(err)))
 	}
 	return err
 }
