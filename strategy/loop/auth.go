@@ -269,6 +269,13 @@ func (v authVenue) Order(ctx context.Context, id string) (*exchange.Order, error
 	return o, err
 }
 
+// notSent reports whether err is that of a call the authWatch held back:
+// it never reached the exchange.
+func notSent(err error) bool {
+	var he *heldError
+	return errors.As(err, &he)
+}
+
 // isAuthRefusal reports whether err refuses the credentials (the
 // authWatch has logged it: the caller need not).
 func isAuthRefusal(err error) bool {

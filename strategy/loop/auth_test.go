@@ -370,3 +370,35 @@ func TestLoopCredentialsAcceptedAgain(t *testing.T) {
 		t.Fatal("nothing placed after the reset")
 	}
 }
+
+// A placement held back while the credentials are refused (an operator
+// reset the switch too early) never left: its intents are marked failed,
+// not left "sent" to be reconciled by hash, and it counts as no order
+// error.
+func TestLoopHeldPlacementNeverLeft(t *testing.T) {
+	r := newAuthRig(t)
+	if err := r.l.Shutdown(context.Background()); err != nil { // nothing live: the next cycle places
+		t.Fatal(err)
+	}
+	r.v.set(errRevoked)
+	if _, err := r.l.venue.Order(context.Background(), "0xhash0001"); !isAuthRefusal(err) {
+		t.Fatalf("read: %v", err)
+	}
+	if tripped, trip := r.kill.Tripped(); !tripped || trip.Reason != risk.TripAuth {
+		t.Fatalf("kill switch %v %+v", tripped, trip)
+	}
+	failedBefore := r.j.count(JFailed)
+	places := r.v.count("place")
+	r.kill.Reset("op")
+	// Within the hold: nothing authenticated is sent.
+	_ = r.l.Cycle(context.Background())
+	if n := r.v.count("place"); n != places {
+		t.Fatalf("%d placements reached the exchange during the hold", n-places)
+	}
+	if r.j.count(JFailed) == failedBefore {
+		t.Fatal("no intent marked failed: the held placement was not planned, the test shows nothing")
+	}
+	if n := r.j.count(JSent) + r.j.count(JIntent); n != 0 {
+		t.Fatalf("%d orders left sent or intent after a placement that never left", n)
+	}
+}

@@ -78,6 +78,9 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 				lo.suspect = true
 				continue
 			}
+			if notSent(r.err) {
+				continue // held back while the credentials are refused: tried again later
+			}
 			l.orderResult(false)
 			l.tally.CancelFailed++
 			l.cancelFailed(lo, r.err, now)
@@ -219,6 +222,10 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 		}
 		r.sent = true
 		r.results, r.err = l.venue.PlaceOrders(ctx, items)
+		if notSent(r.err) { // held back: the credentials are refused (auth.go)
+			r.sent, r.notSent = false, r.err.Error()
+			return
+		}
 		if r.err != nil {
 			gate.throttled(r.err, l.clock.Now())
 		}
