@@ -17,9 +17,11 @@
 // A KillSwitch trips on loss or drawdown, consecutive order errors, an error
 // rate over a sliding window, a stale book, clock skew, cancels throttled for
 // too long, and by Trip from a watcher outside its feeds (Halt by hand; the
-// quoting loop's guard with TripStaleLoop and TripStaleQuotes). It latches:
-// once tripped it stays tripped, keeping the first reason, until an operator
-// calls Reset.
+// quoting loop's guard with TripStaleLoop and TripStaleQuotes; the loop with
+// TripAuth when the exchange refuses the credentials). It latches: once
+// tripped it stays tripped, keeping the first reason, until an operator
+// calls Reset; the one exception is TripAuth, which replaces any other
+// reason (refused credentials make every other remedy moot).
 //
 // Money is exact. Prices, sizes and limits are decimals; the checks convert
 // them to exchange.Fixed, the exchange's 6-decimal base units, with

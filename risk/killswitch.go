@@ -146,6 +146,11 @@ func (k *KillSwitch) Halt(detail string, now time.Time) {
 // reports whether this call tripped it. It is for triggers that watch from
 // outside the switch's own feeds (an operator's Halt, the loop's guard).
 // An invalid reason trips it as TripManual.
+//
+// TripAuth is the one exception to "the first trip is latched": it
+// replaces a trip of any other reason (and reports true). With refused
+// credentials nothing can be placed or cancelled, so whatever else went
+// wrong, that is what the operator must see first (readiness, metrics).
 func (k *KillSwitch) Trip(r TripReason, detail string, now time.Time) bool {
 	if r == 0 || r >= tripEnd {
 		r = TripManual
@@ -153,7 +158,10 @@ func (k *KillSwitch) Trip(r TripReason, detail string, now time.Time) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.tripped {
-		return false
+		if r != TripAuth || k.trip.Reason == TripAuth {
+			return false
+		}
+		k.tripped = false // superseded: see above
 	}
 	k.tripLocked(r, now, "%s", detail)
 	return true

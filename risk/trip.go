@@ -23,6 +23,7 @@ const (
 	TripCancelThrottled              // the exchange throttled cancels for too long: quotes cannot be taken down
 	TripStaleLoop                    // the loop's guard: no cycle completed for too long
 	TripStaleQuotes                  // the loop's guard: live orders rest on books no cycle has seen for too long
+	TripAuth                         // the exchange refused the credentials (401 or 403 on an authenticated call)
 	tripEnd
 )
 
@@ -39,6 +40,7 @@ var tripNames = [...]string{
 	"cancel_throttled",
 	"stale_loop",
 	"stale_quotes",
+	"auth",
 }
 
 // String returns the reason's stable snake_case name (a metric label).

@@ -98,6 +98,9 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	if rerr := saver.retire(); rerr != nil {
 		log.Error().Err(rerr).Msg("cancel-all")
 	}
+	if errors.Is(err, loop.ErrCredentialsRefused) { // nothing was cancelled: retrying would be refused the same way
+		return fmt.Errorf("%w; nothing was cancelled: %s, then run it again", err, credentialsHint(err))
+	}
 	fmt.Fprintf(e.stdout, "cancelled %d orders (%d cancels failed); %d fills found while reconciling\n", tally.Cancelled, tally.CancelFailed, tally.Fills)
 	if err != nil {
 		return err // "mmbot cancel-all: " says the rest

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -218,6 +219,8 @@ func (d *daemon) run() error {
 
 	// Market selection is the first call to the exchange: when it cannot be
 	// reached, wait for it (not ready; SIGTERM ends the wait and exits 0).
+	// Then the credentials are proved (run_start.go): refused, the start
+	// ends at once, nothing quoted.
 	var markets []strategy.Market
 	d.health.SetReady(false, "waiting for the exchange")
 	err = d.startRetry().do(sigCtx, "market selection", func(ctx context.Context) error {
@@ -225,6 +228,11 @@ func (d *daemon) run() error {
 		markets, err = selectMarkets(ctx, d.client, &cfg.Markets, d.obs.marketRefused)
 		return err
 	})
+	// Then the credentials, before anything is read or sent with them (a
+	// dry run sends nothing authenticated).
+	if err == nil && !d.flags.dryRun {
+		err = d.checkCredentials(sigCtx)
+	}
 	if sigCtx.Err() != nil {
 		_ = notify.Stopping()
 		log.Info().Err(err).Msg("stopped while waiting for the exchange: nothing was quoted")
@@ -310,6 +318,9 @@ func (d *daemon) run() error {
 	defer cancel()
 	shutErr := d.loop.Shutdown(sctx)
 	d.summary()
+	if errors.Is(shutErr, loop.ErrCredentialsRefused) {
+		return fmt.Errorf("shutdown: %w; fix the credentials (%s), then run `mmbot cancel-all`", shutErr, credentialsHint(shutErr))
+	}
 	if shutErr != nil {
 		return fmt.Errorf("shutdown: %w (run `mmbot cancel-all` to finish)", shutErr)
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 // startRetry is how `mmbot run` waits for an exchange it cannot reach at
@@ -131,4 +133,33 @@ func clipErr(err error, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// credentialsHint is what to check when the exchange refuses the
+// credentials of err (the account's settings, docs/configuration.md); a
+// 403 may also mean that the host's address is not allowed.
+func credentialsHint(err error) string {
+	h := "check account.api_key, the API secret and passphrase (account.api_secret_*, account.passphrase_*) " +
+		"and that they belong to the signer's address (account.private_key_* or account.credentials_file)"
+	var ce *loop.CredentialsError
+	if errors.As(err, &ce) && ce.Status == http.StatusForbidden {
+		h = "check that the exchange allows this host's IP address (its allowlist), then " + strings.TrimPrefix(h, "check ")
+	}
+	return h
+}
+
+// checkCredentials proves the credentials before the daemon is ready: one
+// authenticated request that changes nothing (loop.CheckCredentials: a
+// read of an order that cannot exist). An exchange that cannot be reached
+// is waited for as at market selection; a refusal (401, 403) ends the
+// start with one line that says so and quotes the exchange.
+func (d *daemon) checkCredentials(ctx context.Context) error {
+	err := d.startRetry().do(ctx, "credentials check", func(ctx context.Context) error {
+		return loop.CheckCredentials(ctx, d.client)
+	})
+	var ce *loop.CredentialsError
+	if errors.As(err, &ce) {
+		return permanent(fmt.Errorf("%w; nothing was quoted: %s", err, credentialsHint(err)))
+	}
+	return err
 }

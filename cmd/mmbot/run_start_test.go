@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/clocktest"
+	"github.com/mmbot/mmbot/strategy/loop"
 )
 
 var st0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -129,5 +130,22 @@ func TestStartRetryEndsWithContextOrGiveUp(t *testing.T) {
 	err = s.r.do(context.Background(), "market selection", func(context.Context) error { n++; return errUnreachable })
 	if !errors.Is(err, errGaveUp) || !strings.Contains(err.Error(), "maintenance") || n != 4 {
 		t.Errorf("err %v after %d attempts, want errGaveUp after 4 (at 0, 1, 3 and 7 s: the next, at 15 s, passes 10 s)", err, n)
+	}
+}
+
+// The hint after refused credentials names the account's settings; after
+// a 403 it names the exchange's IP allowlist first.
+func TestCredentialsHint(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&loop.CredentialsError{Status: 401, Live: -1}, "check account.api_key, "},
+		{&loop.CredentialsError{Status: 403, Live: -1}, "check that the exchange allows this host's IP address (its allowlist), then account.api_key, "},
+		{fmt.Errorf("shutdown: %w", &loop.CredentialsError{Status: 403, Live: 3}), "check that the exchange allows this host's IP address"},
+	} {
+		if got := credentialsHint(tt.err); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%v: %q, want it to start %q", tt.err, got, tt.want)
+		}
 	}
 }

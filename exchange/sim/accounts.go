@@ -26,6 +26,7 @@ type account struct {
 	wallet     string       // the maker address holding the funds
 	sigType    int
 	flow       bool // a background maker or taker of the simulated flow
+	revoked    bool // RevokeCredentials: its API key is refused
 }
 
 // id is the engine's account id: the wallet, lower case.

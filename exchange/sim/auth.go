@@ -15,7 +15,7 @@ func (e *Exchange) authenticate(r *http.Request, body []byte) (*account, error) 
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		a, ok := e.accts.byKey[key]
-		if !ok || a.flow {
+		if !ok || a.flow || a.revoked {
 			return signer.Credentials{}, "", false
 		}
 		return signer.Credentials{APIKey: a.apiKey, Secret: a.secret, Passphrase: a.passphrase}, a.address, true
@@ -56,4 +56,21 @@ func authMessage(err error) string {
 // unauthorized writes a 401.
 func unauthorized(w http.ResponseWriter, err error) {
 	clobError(w, http.StatusUnauthorized, authMessage(err))
+}
+
+// RevokeCredentials makes the exchange refuse the API key from now on, as
+// an exchange does with a key revoked or rotated while its client runs:
+// every authenticated call with it (POST /orders, DELETE /order, GET
+// /data/order/{id}) is answered 401 "unauthorized: invalid api key". The
+// account's orders and balances stay. It reports whether the key was one
+// of the exchange's accounts.
+func (e *Exchange) RevokeCredentials(apiKey string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a, ok := e.accts.byKey[apiKey]
+	if !ok || a.flow {
+		return false
+	}
+	a.revoked = true
+	return true
 }

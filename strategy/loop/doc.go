@@ -78,6 +78,18 @@
 // never behind the loop's stuck requests. The loop reads the orders it
 // cancelled back at its next cycle or at Shutdown, and journals them.
 //
+// Refused credentials and failing cancels: the loop sees the answer to
+// every authenticated call (place, cancel, order read; the guard's too). A
+// 401 or 403 trips the kill switch with risk.TripAuth, is logged once per
+// distinct answer with a count, and holds the authenticated calls back
+// (one let out 1 s later, then 2 s, 4 s … up to 30 s apart) until one is
+// accepted. CheckCredentials proves the credentials with one read of an
+// order that cannot exist; CancelAll starts with it, and Shutdown stops at
+// a refusal with a *CredentialsError instead of retrying every order. A
+// cancel that fails holds its order back from the next cancels (0.5 s
+// doubling to 8 s), and Shutdown's rounds come further apart while they
+// settle nothing (auth.go, backoff.go, errtally.go).
+//
 // The Venue seam: Venue is the few calls the loop makes to an exchange (read
 // books, read the tape, place a batch, cancel one order, read one order, the
 // rate budget now). The HTTP client (live), the paper venue and the replay

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -76,10 +75,18 @@ func (l *Loop) Start(ctx context.Context) error {
 // them back until the exchange confirms each is final or ctx ends: ctx is the
 // whole shutdown's deadline. The cancels run concurrently when the
 // configuration allows, each bounded by Config.RequestTimeout, so one slow
-// cancel holds back no other. It returns an error naming how many orders
-// may still be live.
+// cancel holds back no other. Rounds that settle nothing come further and
+// further apart, and an order whose cancels keep failing waits between them
+// (backoff.go). It returns an error naming how many orders may still be
+// live. When the exchange refuses the credentials, it stops at the first
+// refusal (while they were refused already, one cancel is sent to see
+// whether they still are) and returns a *CredentialsError: retrying cannot
+// help, and every request would be refused the same way.
 func (l *Loop) Shutdown(ctx context.Context) error {
+	defer l.flushErrs()
+	clear(l.backoff) // the last chance: every order is tried at once, then backs off again
 	settled := l.takeGuardSettled()
+	pause := shutdownRoundBase
 	for round := 0; ; round++ {
 		now := l.clock.Now()
 		batch := &Batch{Now: now}
@@ -88,6 +95,7 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 		if len(live) == 0 {
 			break
 		}
+		before := len(live)
 		switch {
 		case round > 0:
 			l.readOrders(ctx, now, batch, rep, true)
@@ -96,17 +104,32 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 			l.readOrders(ctx, now, batch, rep, false)
 			live = l.allLive()
 		}
-		l.sendCancels(ctx, l.withinBudget(live, now), batch, rep)
+		send := l.withinBudget(live, now)
+		if l.auth.refusal() != nil && len(send) > 0 {
+			send = send[:1] // refused so far: one cancel tells whether they still are
+			l.auth.release()
+		}
+		l.sendCancels(ctx, send, batch, rep)
 		if !batch.Empty() {
 			if err := l.journal.Apply(batch); err != nil {
 				return fmt.Errorf("journal at shutdown: %w", err)
 			}
 		}
-		if len(l.allLive()) == 0 {
+		left := len(l.allLive())
+		if left == 0 {
 			break
 		}
-		if err := l.clock.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("%d orders may still be live: %w", len(l.allLive()), err)
+		if ce := l.auth.refusal(); ce != nil {
+			return credentialsLive(ce, left)
+		}
+		if left < before {
+			pause = shutdownRoundBase
+		}
+		if err := l.clock.Sleep(ctx, pause); err != nil {
+			return fmt.Errorf("%d orders may still be live: %w", left, err)
+		}
+		if left >= before {
+			pause = min(2*pause, shutdownRoundMax)
 		}
 	}
 	l.finish(&CycleReport{Start: l.clock.Now()})
@@ -202,12 +225,25 @@ func yesSpaceOf(lo *liveOrder) (decimal.Decimal, bool) {
 }
 
 // CancelAll cancels every order the journal owns and waits until the
-// exchange confirms each is final (or ctx ends): it reconciles the journal
-// as Start does, then cancels as Shutdown does. It quotes nothing.
+// exchange confirms each is final (or ctx ends): it proves the credentials
+// (CheckCredentials: a refusal is a *CredentialsError counting the
+// journal's non-final orders), reconciles the journal as Start does, then
+// cancels as Shutdown does. It quotes nothing.
 func CancelAll(ctx context.Context, v Venue, j Journal, c Clock, log zerolog.Logger) (Tally, error) {
 	l, err := New(Config{}, v, noSigner{}, j, c, log, nil)
 	if err != nil {
 		return Tally{}, err
+	}
+	// Refused credentials would make every read and cancel fail the same
+	// way: one request finds out first.
+	if err := CheckCredentials(ctx, v); err != nil {
+		var ce *CredentialsError
+		if errors.As(err, &ce) {
+			if open, jerr := j.NonFinal(); jerr == nil {
+				ce.Live = len(open)
+			}
+		}
+		return l.tally, err
 	}
 	if err := l.Start(ctx); err != nil {
 		return l.tally, err

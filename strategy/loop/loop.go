@@ -183,6 +183,10 @@ type Loop struct {
 	// the rate limiter's wait): until then the loop sends none rather than
 	// stall its cycle waiting.
 	cancelsHeld, placesHeld time.Time
+
+	auth       *authWatch    // sees the venue's authenticated calls (auth.go)
+	backoff    cancelBackoff // orders whose cancels keep failing (backoff.go)
+	cancelErrs errTally      // cancel failures, one line each (backoff.go)
 }
 
 type tokenRef struct {
@@ -205,7 +209,9 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 		obs = nopObserver{}
 	}
 	l := &Loop{cfg: cfg, venue: v, signer: s, journal: j, clock: c, log: log, obs: obs,
-		byToken: map[string]tokenRef{}, orders: map[string]*liveOrder{}, pos: map[string]decimal.Decimal{}}
+		byToken: map[string]tokenRef{}, orders: map[string]*liveOrder{}, pos: map[string]decimal.Decimal{},
+		auth: newAuthWatch(cfg.Kill, c, log), backoff: cancelBackoff{}, cancelErrs: errTally{log: log, msg: "cancels keep failing"}}
+	l.venue = authVenue{Venue: v, w: l.auth}
 	for i := range cfg.Markets {
 		m := cfg.Markets[i]
 		if m.TokenIDs[strategy.Yes] == "" || m.TokenIDs[strategy.No] == "" || m.TokenIDs[strategy.Yes] == m.TokenIDs[strategy.No] {

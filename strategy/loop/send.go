@@ -35,11 +35,17 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 	}
 	list := make([]*liveOrder, 0, len(cancels))
 	listed := map[string]bool{}
+	l.backoff.prune(l.orders)
+	start := l.clock.Now()
 	for _, lo := range cancels {
 		if _, ok := l.orders[lo.Hash]; !ok || listed[lo.Hash] {
 			continue // already final, or listed twice
 		}
 		listed[lo.Hash] = true
+		if l.backoff.waiting(lo.Hash, start) {
+			miss(lo) // its last cancels failed: not yet (backoff.go)
+			continue
+		}
 		list = append(list, lo)
 	}
 	out := make([]cancelResult, len(list))
@@ -72,12 +78,15 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 				lo.suspect = true
 				continue
 			}
+			if notSent(r.err) {
+				continue // held back while the credentials are refused: tried again later
+			}
 			l.orderResult(false)
 			l.tally.CancelFailed++
-			l.log.Warn().Str("order", short(lo.Hash)).Err(r.err).Msg("cancel failed")
-			l.noteErr(lo.market, "cancel of "+short(lo.Hash)+" failed: "+r.err.Error())
+			l.cancelFailed(lo, r.err, now)
 			continue
 		}
+		delete(l.backoff, lo.Hash)
 		l.orderResult(true)
 		if r.confirmed {
 			if r.readErr != nil {
@@ -213,6 +222,10 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 		}
 		r.sent = true
 		r.results, r.err = l.venue.PlaceOrders(ctx, items)
+		if notSent(r.err) { // held back: the credentials are refused (auth.go)
+			r.sent, r.notSent = false, r.err.Error()
+			return
+		}
 		if r.err != nil {
 			gate.throttled(r.err, l.clock.Now())
 		}
@@ -245,7 +258,9 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 		}
 		if r.err != nil {
 			l.orderResult(false)
-			l.log.Warn().Int("orders", len(chunk)).Err(r.err).Msg("placing a batch failed; its orders will be reconciled by hash")
+			if !isAuthRefusal(r.err) { // else the authWatch said it
+				l.log.Warn().Int("orders", len(chunk)).Err(r.err).Msg("placing a batch failed; its orders will be reconciled by hash")
+			}
 			for j := range chunk {
 				if lo := l.orders[chunk[j].Hash]; lo != nil {
 					l.noteErr(lo.market, "placing a batch failed: "+r.err.Error())
