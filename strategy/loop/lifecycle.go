@@ -49,6 +49,9 @@ func (l *Loop) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := l.startHistory(ctx, now, batch, rep); err != nil {
+		return err
+	}
 	if err := l.handleUnknown(ctx, batch, rep); err != nil {
 		return err
 	}
@@ -58,8 +61,9 @@ func (l *Loop) Start(ctx context.Context) error {
 			orphans = append(orphans, lo)
 		}
 	}
+	orphans = append(orphans, l.takeRevivedCancels()...)
 	if len(orphans) > 0 {
-		l.log.Warn().Int("orders", len(orphans)).Msg("cancelling journaled orders of markets no longer configured")
+		l.log.Warn().Int("orders", len(orphans)).Msg("cancelling journaled orders of markets no longer configured, and revived orders (state.unknown_orders = cancel)")
 		l.sendCancels(ctx, orphans, batch, rep)
 	}
 	if !batch.Empty() {
@@ -85,8 +89,8 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 		batch := &Batch{Now: now}
 		rep := &CycleReport{Start: now}
 		live := l.allLive()
-		if len(live) == 0 {
-			break
+		if len(l.orders) == 0 {
+			break // nothing live, and no intent in flight that may yet arrive
 		}
 		switch {
 		case round > 0:
@@ -102,11 +106,11 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 				return fmt.Errorf("journal at shutdown: %w", err)
 			}
 		}
-		if len(l.allLive()) == 0 {
+		if len(l.orders) == 0 {
 			break
 		}
 		if err := l.clock.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("%d orders may still be live: %w", len(l.allLive()), err)
+			return fmt.Errorf("%d orders may still be live: %w", len(l.orders), err)
 		}
 	}
 	l.finish(&CycleReport{Start: l.clock.Now()})
@@ -141,9 +145,8 @@ func (l *Loop) finish(rep *CycleReport) {
 			ms.Open++
 			ms.Orders = append(ms.Orders, OrderStatus{Hash: lo.Hash, ExchangeID: lo.ExchangeID, TokenID: lo.TokenID, Outcome: lo.Outcome,
 				Side: lo.Side, Price: lo.Price, Size: lo.Size, Matched: lo.SizeMatched, State: lo.State, CreatedAt: lo.CreatedAt})
-			if lo.State != JIntent { // as the plan counts them (openByMarket)
-				open = append(open, risk.Order{Outcome: int(lo.Outcome), Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
-			}
+			// every tracked order, intents in flight too: possibly live (as the plan counts them)
+			open = append(open, risk.Order{Outcome: int(lo.Outcome), Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
 			p, isBid := yesSpaceOf(lo)
 			if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
 				ms.BestBid = p
