@@ -126,8 +126,11 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 	todo := first
 	if !all {
 		rr, ev, capped := l.readBudget(now)
-		if capped && len(todo) > ev {
+		switch {
+		case capped && len(todo) > ev:
 			todo = todo[:ev]
+		case !capped:
+			rr = max(rr-len(todo), 0) // OrderReads bounds all reads but the evidence's, as it always has
 		}
 		if len(rest) > rr {
 			rest = rest[:rr]
