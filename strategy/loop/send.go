@@ -74,6 +74,9 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 			}
 			l.orderResult(false)
 			l.tally.CancelFailed++
+			if _, throttled := throttledUntil(r.err, now); !throttled {
+				lo.suspect = true // the answer is ambiguous (the cancel may have been applied): read it
+			}
 			l.log.Warn().Str("order", short(lo.Hash)).Err(r.err).Msg("cancel failed")
 			l.noteErr(lo.market, "cancel of "+short(lo.Hash)+" failed: "+r.err.Error())
 			continue
