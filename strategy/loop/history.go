@@ -38,6 +38,12 @@ type OwnTrade struct {
 // is still found. Trades taken twice are recognised by trade and order id.
 const historyOverlap = 10 * time.Second
 
+// historyRoundRobinAge is, with a trade history, how long after its last
+// read an order without evidence waits for its round-robin read: the
+// history names the orders that fill, the round robin only catches what it
+// might miss (a cancel by the exchange, a trade published late).
+const historyRoundRobinAge = 10 * time.Second
+
 // DefaultOrderReadShare is Config.OrderReadShare's default.
 const DefaultOrderReadShare = 0.1
 

@@ -320,3 +320,31 @@ func TestLoopTradeRevivesFailedOrder(t *testing.T) {
 		})
 	}
 }
+
+// With a trade history the round robin is slow even when the budget is
+// ample: each order without evidence is read about once per
+// historyRoundRobinAge, not every cycle (issue 11 measured 200 reads in
+// 25 s for 8 live orders).
+func TestLoopHistoryMakesRoundRobinSlow(t *testing.T) {
+	const markets = 4 // 8 live orders
+	v := newBookedVenue(markets, 10_000)
+	clock := clocktest.New(lt0)
+	l := newHistRig(t, markets, v, newMemJournal(), clock, func(c *Config) { c.History = &fakeHistory{} })
+	if err := l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Cycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := v.orderReads()
+	for range 25 {
+		clock.Advance(time.Second)
+		if err := l.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// each of the 8 read at most once per 10 s: 3 rounds in 25 s
+	if got := v.orderReads() - before; got > 3*2*markets {
+		t.Fatalf("%d order reads in 25 cycles of 1 s for %d live orders, want at most %d", got, 2*markets, 3*2*markets)
+	}
+}

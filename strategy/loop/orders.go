@@ -109,6 +109,8 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 			if !lo.unknown || l.graceOver(lo, now) {
 				first = append(first, lo)
 			} // else in flight: it may still arrive; nothing to read before its grace is over
+		case l.cfg.History != nil && now.Sub(lo.lastRead) < historyRoundRobinAge:
+			// the history shows its fills: the round robin is only the back-stop
 		default:
 			rest = append(rest, lo)
 		}
