@@ -12,6 +12,10 @@ type Strategy struct {
 	AllowSell           bool            `koanf:"allow_sell"`
 	QuoteBothTokens     bool            `koanf:"quote_both_tokens"`
 	LiftToMinSize       bool            `koanf:"lift_to_min_size"` // raise quotes below a market's minimum order size to it
+	// OrderReadShare is the share of the order-book API's read budget that
+	// one cycle's round-robin order reads may take (fills are found in the
+	// trade history; these reads are the slow back-stop).
+	OrderReadShare float64 `koanf:"order_read_share"`
 
 	Bands      Bands      `koanf:"bands"`
 	Avellaneda Avellaneda `koanf:"avellaneda"`
@@ -102,6 +106,10 @@ type State struct {
 	Path          string   `koanf:"path"`
 	LockTimeout   Duration `koanf:"lock_timeout"`
 	UnknownOrders string   `koanf:"unknown_orders"` // report|cancel|adopt
+	// InflightGrace is how long an order whose placement answer never came
+	// stays possibly live before it may be declared failed; 0 computes it
+	// as exchange.request_timeout + 5s. Each market's seconds_delay is added.
+	InflightGrace Duration `koanf:"inflight_grace"`
 }
 
 // Metrics is the [metrics] section.

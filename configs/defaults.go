@@ -86,6 +86,7 @@ func Defaults() Config {
 			SizeTolerance:       d("0.1"),
 			QuoteBothTokens:     true,
 			LiftToMinSize:       true,
+			OrderReadShare:      0.1,
 			Bands: Bands{Levels: []BandLevel{
 				{Offset: d("0.01"), Size: d("10")},
 				{Offset: d("0.03"), Size: d("20")},

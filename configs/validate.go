@@ -52,7 +52,7 @@ func (c *Config) Validate() error {
 	c.Markets.validate(v)
 	c.Strategy.validate(v, c.Risk)
 	c.Risk.validate(v)
-	c.State.validate(v)
+	c.State.validate(v, c.Exchange)
 	c.Metrics.validate(v)
 	c.Shutdown.validate(v)
 	c.Sim.validate(v)

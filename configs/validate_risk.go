@@ -35,10 +35,14 @@ func (r Risk) validate(v *validator) {
 	v.check(r.MaxCancelThrottle >= 0, "risk.max_cancel_throttle", r.MaxCancelThrottle, "must be >= 0")
 }
 
-func (s State) validate(v *validator) {
+func (s State) validate(v *validator, e Exchange) {
 	v.check(s.Path != "", "state.path", s.Path, "must not be empty")
 	v.check(s.LockTimeout > 0, "state.lock_timeout", s.LockTimeout, "must be > 0")
 	v.check(oneOf(s.UnknownOrders, "report", "cancel", "adopt"), "state.unknown_orders", s.UnknownOrders, "must be report, cancel or adopt")
+	// An order may be on its way as long as its request is: a grace within
+	// the request timeout would fail orders that then arrive.
+	v.check(s.InflightGrace == 0 || s.InflightGrace > e.RequestTimeout, "state.inflight_grace", s.InflightGrace,
+		"must be 0 (exchange.request_timeout + 5s) or more than exchange.request_timeout (%s)", e.RequestTimeout)
 }
 
 func (m Metrics) validate(v *validator) {

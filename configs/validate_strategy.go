@@ -28,6 +28,7 @@ func (s Strategy) validate(v *validator, r Risk) {
 	v.check(s.Cycle > 0, "strategy.cycle", s.Cycle, "must be > 0")
 	v.check(s.OrderSize.IsPositive(), "strategy.order_size", s.OrderSize, "must be > 0")
 	v.check(s.OrderSize.LessThanOrEqual(r.MaxOrderSize), "strategy.order_size", s.OrderSize, "must be <= risk.max_order_size (%s)", r.MaxOrderSize)
+	v.check(finite(s.OrderReadShare) && s.OrderReadShare > 0 && s.OrderReadShare <= 1, "strategy.order_read_share", s.OrderReadShare, "must be in (0, 1]")
 	v.check(s.PriceToleranceTicks >= 0, "strategy.price_tolerance_ticks", s.PriceToleranceTicks, "must be >= 0")
 	v.check(!s.SizeTolerance.IsNegative() && s.SizeTolerance.LessThanOrEqual(one), "strategy.size_tolerance", s.SizeTolerance, "must be in [0, 1]")
 

@@ -245,6 +245,12 @@ func validateBase(raw string) (string, error) {
 // DELETE /order buckets can take at now (both windows each).
 func (c *Client) Budget(now time.Time) Budget { return c.lim.budget(now) }
 
+// ReadBudget returns how many requests the order-book API's general cap
+// (clob_general) can take now: every order-book read counts there, and so
+// does every POST /orders and DELETE /order. The loop bounds its order
+// reads by a share of it.
+func (c *Client) ReadBudget(now time.Time) int { return c.lim.reads(now) }
+
 // Buckets returns a snapshot of every rate-limit bucket at now, in a fixed
 // order, for metrics.
 func (c *Client) Buckets(now time.Time) []BucketSnapshot { return c.lim.snapshot(now) }

@@ -224,3 +224,12 @@ func (lm *limiter) snapshot(now time.Time) []BucketSnapshot {
 	}
 	return out
 }
+
+// reads returns how many requests the order-book API's general bucket can
+// give at now: the budget every order-book read (books, order reads, the
+// builder-trade history) shares with the orders and cancels.
+func (lm *limiter) reads(now time.Time) int {
+	lm.mu.Lock()
+	defer lm.mu.Unlock()
+	return lm.availableLocked(bCLOBGeneral, now)
+}

@@ -19,6 +19,9 @@ type Market struct {
 	NegRisk     bool
 	Rewards     RewardTerms
 	EndDate     time.Time
+	// PlacementDelay is the exchange's seconds_delay for the market: how
+	// long a placement may wait before it reaches the book ("delayed").
+	PlacementDelay time.Duration
 }
 
 // Outcome returns which outcome tokenID is in m, and false when it is neither.

@@ -269,7 +269,13 @@ func (d *daemon) run() error {
 	lc := loopConfig(cfg, markets, params, est, d.kill)
 	daemonLoop(&lc, cfg, d.flags.dryRun)
 	if !d.flags.dryRun {
-		lc.Finder = builderFinder{c: d.client, maker: sgn.Maker(), max: 2000}
+		if hasBuilderCode(cfg.Account.BuilderCode) {
+			// the builder-trade history lists our orders' fills: read each cycle
+			lc.History = builderHistory{c: d.client, maker: sgn.Maker(), max: historyMaxTrades}
+		} else {
+			lc.Finder = builderFinder{c: d.client, maker: sgn.Maker(), max: 2000}
+			log.Info().Msg("account.builder_code is not set: no trade history (GET /builder/trades lists only orders with a builder code); fills are found by reading orders back within strategy.order_read_share")
+		}
 	}
 	d.loop, err = loop.New(lc, cp.venue(venue), orderSigner{sgn}, cp.journal(journal{store}),
 		exchange.SystemClock{}, log, d.obs)

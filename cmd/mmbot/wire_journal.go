@@ -48,6 +48,9 @@ func (j journal) Apply(b *loop.Batch) error {
 				return err
 			}
 		}
+		if err := applyHistory(tx, b); err != nil {
+			return err
+		}
 		for _, f := range b.Fills {
 			if _, err := tx.AddFill(state.Fill{ID: state.DerivedFillID(f.OrderHash, f.MatchedAfter), OrderHash: f.OrderHash,
 				ConditionID: f.ConditionID, TokenID: f.TokenID, Side: f.Side, Price: f.Price, Size: f.Size, Time: f.Time}); err != nil {

@@ -171,6 +171,11 @@ func toStrategyMarket(m *exchange.Market) (strategy.Market, error) {
 	sm := strategy.Market{ConditionID: m.ConditionID, Slug: m.MarketSlug, Question: m.Question, TokenIDs: [2]string{yes.TokenID, no.TokenID},
 		Tick: tick, MinSize: m.MinimumOrderSize.Decimal, NegRisk: m.NegRisk,
 		Rewards: strategy.RewardTerms{MinSize: m.Rewards.MinSize.Decimal, MaxSpread: m.Rewards.MaxSpread.Decimal, DailyRate: m.Rewards.DailyRate()}}
+	if d := m.SecondsDelay.Decimal; d.IsPositive() {
+		// seconds_delay: how long a placement may wait before it reaches
+		// the book; the in-flight grace of the market's orders adds it
+		sm.PlacementDelay = time.Duration(d.Mul(decimal.NewFromInt(int64(time.Second))).IntPart())
+	}
 	if t, ok := exchange.ParseDate(m.EndDateISO); ok {
 		sm.EndDate = t
 	} else if m.EndDateISO != "" {

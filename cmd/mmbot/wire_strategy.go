@@ -100,8 +100,21 @@ func killConfig(r *configs.Risk) risk.KillConfig {
 // loopConfig builds the loop's fixed configuration.
 func loopConfig(cfg *configs.Config, markets []strategy.Market, p loop.Params, est strategy.EstimatorParams, kill *risk.KillSwitch) loop.Config {
 	return loop.Config{Markets: markets, Params: p, Estimators: est, Kill: kill, Cycle: cfg.Strategy.Cycle.Std(),
-		MaxBatch: cfg.Exchange.MaxBatch, MaxBookAge: cfg.Risk.MaxBookAge.Std(), TapeLimit: 200, NotFoundGrace: 30 * time.Second,
-		Unknown: loop.UnknownPolicy(cfg.State.UnknownOrders), CheckBook: exchange.ValidateBook}
+		MaxBatch: cfg.Exchange.MaxBatch, MaxBookAge: cfg.Risk.MaxBookAge.Std(), TapeLimit: 200, NotFoundGrace: inflightGrace(cfg),
+		OrderReadShare: cfg.Strategy.OrderReadShare, Unknown: loop.UnknownPolicy(cfg.State.UnknownOrders), CheckBook: exchange.ValidateBook}
+}
+
+// inflightMargin is what the computed in-flight grace adds to the request
+// timeout: the time between an intent's journaling and its send, and clocks.
+const inflightMargin = 5 * time.Second
+
+// inflightGrace is state.inflight_grace, or exchange.request_timeout plus
+// inflightMargin when it is 0 (the loop adds each market's seconds_delay).
+func inflightGrace(cfg *configs.Config) time.Duration {
+	if g := cfg.State.InflightGrace.Std(); g > 0 {
+		return g
+	}
+	return cfg.Exchange.RequestTimeout.Std() + inflightMargin
 }
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }

@@ -39,10 +39,10 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 		return errNothingToQuote
 	}
 	now := l.clock.Now()
-	if err := l.readInputs(ctx, now, rep); err != nil {
+	batch := &Batch{Now: now}
+	if err := l.readInputs(ctx, now, batch, rep); err != nil {
 		return err
 	}
-	batch := &Batch{Now: now}
 	l.readOrders(ctx, now, batch, rep, false)
 	l.refresh(now)
 	l.feedKill(now)
@@ -65,6 +65,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 		}
 		cancels, places = l.plan(now, rep)
 	}
+	cancels = append(cancels, l.takeRevivedCancels()...)
 
 	// Cancels first: the risk checks counted the cancelled orders as gone,
 	// so a market whose cancel is not confirmed places nothing this cycle.
@@ -133,14 +134,14 @@ func isolatable(err error) bool {
 	return errors.Is(err, exchange.ErrNotFound) || errors.Is(err, exchange.ErrBadRequest)
 }
 
-// readInputs reads every quoted token's book, in batches, and the tape. The
-// requests do not depend on each other: they run concurrently when the
-// configuration allows, and their answers are applied in a fixed order
-// (books batch by batch, then the tape). A batch that fails leaves its
+// readInputs reads every quoted token's book, in batches, the tape and the
+// trade history. The requests do not depend on each other: they run
+// concurrently when the configuration allows, and their answers are applied
+// in a fixed order (books batch by batch, then the tape, then the history). A batch that fails leaves its
 // markets' books as they were and holds those markets this cycle (they are
 // not planned unless their books went stale); the cycle fails only when
 // every batch failed.
-func (l *Loop) readInputs(ctx context.Context, now time.Time, rep *CycleReport) error {
+func (l *Loop) readInputs(ctx context.Context, now time.Time, batch *Batch, rep *CycleReport) error {
 	var tokens []string
 	for _, mr := range l.markets {
 		mr.unread = false
@@ -155,23 +156,33 @@ func (l *Loop) readInputs(ctx context.Context, now time.Time, rep *CycleReport) 
 	tp, wantTape := l.tapeParams()
 	reads := make([]bookRead, len(chunks))
 	var tape tapeRead
-	n := len(chunks)
+	var hist historyRead
+	n, tapeAt, histAt := len(chunks), -1, -1
 	if wantTape {
-		n++
+		tapeAt, n = n, n+1
+	}
+	if l.cfg.History != nil {
+		histAt, n = n, n+1
 	}
 	l.fanOut(ctx, n, func(ctx context.Context, i int) {
-		if i == len(chunks) {
+		switch i {
+		case tapeAt:
 			tape.trades, tape.err = l.venue.Trades(ctx, tp)
 			tape.done = true
-			return
+		case histAt:
+			l.fetchHistory(ctx, &hist)
+		default:
+			l.fetchBooks(ctx, chunks[i], &reads[i])
 		}
-		l.fetchBooks(ctx, chunks[i], &reads[i])
 	})
 	if err := l.takeBooks(ctx, chunks, reads, now, rep); err != nil {
 		return err
 	}
 	if wantTape {
 		l.takeTape(&tape)
+	}
+	if l.cfg.History != nil {
+		l.takeHistory(ctx, &hist, now, batch, rep)
 	}
 	return nil
 }
@@ -434,10 +445,10 @@ func (l *Loop) markFunc() func(string) (decimal.Decimal, bool) {
 // refresh rebuilds every market's snapshot (books, positions, our open
 // orders) and fair value for this cycle.
 func (l *Loop) refresh(now time.Time) {
-	byMarket := l.openByMarket()
+	byMarket, inflight := l.openByMarket()
 	for i, mr := range l.markets {
 		open := byMarket[i]
-		mr.open = open
+		mr.open, mr.inflight = open, inflight[i]
 		s := &mr.snap
 		*s = strategy.Snapshot{
 			ConditionID: mr.m.ConditionID, Tokens: mr.books, Tick: mr.m.Tick, MinSize: mr.m.MinSize,
@@ -455,18 +466,27 @@ func (l *Loop) refresh(now time.Time) {
 }
 
 // openByMarket lists each market's open orders (Sent ones too: they may be
-// live), sorted by hash, in one pass over the tracked orders.
-func (l *Loop) openByMarket() [][]*liveOrder {
-	out := make([][]*liveOrder, len(l.markets))
+// live), and apart its intents in flight (journaled before this cycle, their
+// answer never came: a restart's), each sorted by hash, in one pass over the
+// tracked orders. The planner sees the open ones; risk counts both.
+func (l *Loop) openByMarket() (open, inflight [][]*liveOrder) {
+	open, inflight = make([][]*liveOrder, len(l.markets)), make([][]*liveOrder, len(l.markets))
 	for _, lo := range l.orders {
-		if lo.market >= 0 && !lo.State.Final() && lo.State != JIntent {
-			out[lo.market] = append(out[lo.market], lo)
+		switch {
+		case lo.market < 0 || lo.State.Final():
+		case lo.State == JIntent:
+			inflight[lo.market] = append(inflight[lo.market], lo)
+		default:
+			open[lo.market] = append(open[lo.market], lo)
 		}
 	}
-	for _, o := range out {
+	for _, o := range open {
 		sort.Slice(o, func(i, j int) bool { return o[i].Hash < o[j].Hash })
 	}
-	return out
+	for _, o := range inflight {
+		sort.Slice(o, func(i, j int) bool { return o[i].Hash < o[j].Hash })
+	}
+	return open, inflight
 }
 
 func (l *Loop) allLive() []*liveOrder {

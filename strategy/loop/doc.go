@@ -54,15 +54,25 @@
 // signed item and its hash) is in the Journal; when RecordIntents fails,
 // nothing is placed. A placement is never retried: a batch whose answer is
 // lost leaves its orders "sent", and the order reads of later cycles settle
-// them by hash (an order the exchange still does not know after
-// Config.NotFoundGrace is marked failed).
+// them by hash. An order whose answer never came may still be on its way:
+// it stays unknown, counted by the risk totals as possibly live, until its
+// grace (Config.NotFoundGrace plus the market's PlacementDelay) has passed
+// since it was journaled; only then, still unknown to the exchange, is it
+// marked failed. This holds at Start too.
+//
+// Fills: orders are read back on evidence (a trade of the account's history,
+// Config.History; a book that says they traded; an unconfirmed cancel; a
+// lost placement answer) and by a slow round robin, both within a share of
+// the Venue's read budget (ReadBudgeter, Config.OrderReadShare). A trade
+// naming an order the journal marked failed revives it (Batch.Revived):
+// read, its fills booked, its state corrected, then Config.Unknown applies.
 //
 // Reconciliation: Start reads the positions and every non-final order from
 // the Journal and reads each order back from the exchange, booking the fills
-// it made while the bot was down and marking failed the intents the exchange
-// never saw; it applies Config.Unknown to live orders the journal does not
-// know (when Config.Finder is set) and cancels the orders of markets no
-// longer configured. Only after Start returns nil may the daemon say it is
+// it made while the bot was down; it reads the trade history from the
+// journal's cursor (TradeCursorReader), applies Config.Unknown to live
+// orders the journal does not know (found through the history, or
+// Config.Finder) and cancels the orders of markets no longer configured. Only after Start returns nil may the daemon say it is
 // ready. Shutdown cancels every tracked order and reads them back until each
 // is final or its context ends.
 //

@@ -48,6 +48,9 @@ func (l *Loop) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := l.startHistory(ctx, now, batch, rep); err != nil {
+		return err
+	}
 	if err := l.handleUnknown(ctx, batch, rep); err != nil {
 		return err
 	}
@@ -57,8 +60,9 @@ func (l *Loop) Start(ctx context.Context) error {
 			orphans = append(orphans, lo)
 		}
 	}
+	orphans = append(orphans, l.takeRevivedCancels()...)
 	if len(orphans) > 0 {
-		l.log.Warn().Int("orders", len(orphans)).Msg("cancelling journaled orders of markets no longer configured")
+		l.log.Warn().Int("orders", len(orphans)).Msg("cancelling journaled orders of markets no longer configured, and revived orders (state.unknown_orders = cancel)")
 		l.sendCancels(ctx, orphans, batch, rep)
 	}
 	if !batch.Empty() {
@@ -92,10 +96,10 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 		batch := &Batch{Now: now}
 		rep := &CycleReport{Start: now}
 		live := l.allLive()
-		if len(live) == 0 {
-			break
+		if len(l.orders) == 0 {
+			break // nothing live, and no intent in flight that may yet arrive
 		}
-		before := len(live)
+		before := len(l.orders)
 		switch {
 		case round > 0:
 			l.readOrders(ctx, now, batch, rep, true)
@@ -115,7 +119,7 @@ func (l *Loop) Shutdown(ctx context.Context) error {
 				return fmt.Errorf("journal at shutdown: %w", err)
 			}
 		}
-		left := len(l.allLive())
+		left := len(l.orders) // live, or an intent in flight that may yet arrive
 		if left == 0 {
 			break
 		}
@@ -164,9 +168,8 @@ func (l *Loop) finish(rep *CycleReport) {
 			ms.Open++
 			ms.Orders = append(ms.Orders, OrderStatus{Hash: lo.Hash, ExchangeID: lo.ExchangeID, TokenID: lo.TokenID, Outcome: lo.Outcome,
 				Side: lo.Side, Price: lo.Price, Size: lo.Size, Matched: lo.SizeMatched, State: lo.State, CreatedAt: lo.CreatedAt})
-			if lo.State != JIntent { // as the plan counts them (openByMarket)
-				open = append(open, risk.Order{Outcome: int(lo.Outcome), Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
-			}
+			// every tracked order, intents in flight too: possibly live (as the plan counts them)
+			open = append(open, risk.Order{Outcome: int(lo.Outcome), Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
 			p, isBid := yesSpaceOf(lo)
 			if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
 				ms.BestBid = p

@@ -23,10 +23,20 @@ type Config struct {
 	Estimators strategy.EstimatorParams
 	Kill       *risk.KillSwitch // nil: no kill switch (tests only)
 
-	Cycle      time.Duration      // time between cycle starts
-	MaxBatch   int                // orders per POST /orders (the spec caps it at 15)
-	BooksBatch int                // tokens per POST /books
-	OrderReads int                // order reads per cycle, besides the ones a fill suspicion forces
+	Cycle      time.Duration // time between cycle starts
+	MaxBatch   int           // orders per POST /orders (the spec caps it at 15)
+	BooksBatch int           // tokens per POST /books
+	OrderReads int           // round-robin order reads per cycle at most, besides the ones evidence forces
+	// OrderReadShare in (0, 1] is the share of the venue's read budget
+	// (ReadBudgeter) that one cycle's round-robin order reads may take; the
+	// reads evidence forces take at most half of it (at least one). Default
+	// 0.1. A venue without a read budget (paper, replay) is not capped.
+	OrderReadShare float64
+	// History, when set, is the account's own trade history: every cycle
+	// reads what it gained since the last (one or a few requests), and an
+	// order a trade names is read back; a trade naming an order the journal
+	// gave up on (failed) or does not know brings it back (see history.go).
+	History    TradeHistory
 	MaxBookAge time.Duration      // a market whose book is older is not quoted and its orders are cancelled
 	TapeLimit  int                // trades read per cycle from the data API (0 turns the tape off)
 	OrderType  exchange.OrderType // GTC by default
@@ -34,8 +44,14 @@ type Config struct {
 	// know; Unknown says what to do with them (report by default).
 	Finder  OrderFinder
 	Unknown UnknownPolicy
-	// NotFoundGrace is how long an order sent without an answer may stay
-	// unknown to the exchange before it is declared failed.
+	// NotFoundGrace is how long an order whose placement answer never came
+	// (an intent journaled before a crash, a lost or timed-out POST /orders)
+	// may stay unknown to the exchange before it is read again and, when the
+	// exchange still does not know it, declared failed: longer than the
+	// longest way an order can take (the request timeout and a margin); the
+	// market's own delay (strategy.Market.PlacementDelay, the exchange's
+	// seconds_delay) is added per order. Until then risk counts it as
+	// possibly live. Default 30s.
 	NotFoundGrace time.Duration
 	// Concurrency is how many of one cycle's independent requests (book
 	// batches, order reads, cancels, placement batches) may be in flight at
@@ -81,6 +97,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.OrderReads <= 0 {
 		c.OrderReads = 40
+	}
+	switch {
+	case c.OrderReadShare == 0:
+		c.OrderReadShare = DefaultOrderReadShare
+	case !(c.OrderReadShare > 0 && c.OrderReadShare <= 1):
+		return fmt.Errorf("loop: order read share %v: want a share in (0, 1]", c.OrderReadShare)
 	}
 	if c.OrderType == "" {
 		c.OrderType = exchange.GTC
@@ -129,6 +151,7 @@ type marketRun struct {
 	hasFair   bool
 	snap      strategy.Snapshot
 	open      []*liveOrder
+	inflight  []*liveOrder // intents from before this cycle whose answer never came: possibly live, not the planner's to cancel
 	res       strategy.PassResult
 	need      float64
 }
@@ -148,7 +171,7 @@ type liveOrder struct {
 	lastRead   time.Time
 	lastCancel time.Time // when a cancel of it was last sent (zero: never)
 	unknown    bool      // sent without an answer, and the exchange did not know it at the last read
-	suspect    bool      // the book suggests it traded: read it first
+	suspect    bool      // the book, or a trade in the history, suggests it traded: read it first
 }
 
 // Loop is the strategy loop of DESIGN.md §3. Build it with New, then
@@ -174,6 +197,8 @@ type Loop struct {
 	status  Status
 
 	halted bool // the kill switch's cancel-all has been done
+
+	hist histState // the trade history's cursor and the trades already taken (history.go)
 
 	view      guardView // shared with the Guard
 	lastErr   string    // the last failed cycle's error

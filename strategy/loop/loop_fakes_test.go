@@ -182,6 +182,7 @@ type memJournal struct {
 	fills       map[string]FillRecord
 	pos         map[string]decimal.Decimal
 	failIntents error
+	cursor      time.Time // the trade cursor (Batch.TradeCursor)
 }
 
 func newMemJournal() *memJournal {
@@ -210,6 +211,16 @@ func (j *memJournal) Apply(b *Batch) error {
 		if o.State == JIntent {
 			o.State = JSent
 		}
+	}
+	for _, h := range b.Revived {
+		o, ok := j.orders[h]
+		if !ok || o.State != JFailed {
+			return fmt.Errorf("revived order %s is not failed", h)
+		}
+		o.State = JSent
+	}
+	if !b.TradeCursor.IsZero() {
+		j.cursor = b.TradeCursor
 	}
 	for _, f := range b.Fills {
 		id := f.OrderHash + "/" + f.MatchedAfter.String()
@@ -249,6 +260,18 @@ func (j *memJournal) NonFinal() ([]JournaledOrder, error) {
 	sort.Slice(out, func(a, b int) bool { return out[a].Hash < out[b].Hash })
 	return out, nil
 }
+
+// Order implements OrderLookup.
+func (j *memJournal) Order(hash string) (JournaledOrder, bool, error) {
+	o, ok := j.orders[hash]
+	if !ok {
+		return JournaledOrder{}, false, nil
+	}
+	return *o, true, nil
+}
+
+// TradeCursor implements TradeCursorReader.
+func (j *memJournal) TradeCursor() (time.Time, error) { return j.cursor, nil }
 
 func (j *memJournal) Positions() (map[string]decimal.Decimal, error) {
 	out := map[string]decimal.Decimal{}

@@ -172,14 +172,23 @@ func TestLoopRestartReconciles(t *testing.T) {
 	if err := r2.l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := r.j.orders["0xlost"].State; st != JFailed {
-		t.Fatalf("unsent intent is %s after reconciliation, want failed", st)
+	// Its answer never came: it may still arrive, until its grace is over.
+	if st := r.j.orders["0xlost"].State; st != JIntent {
+		t.Fatalf("unsent intent is %s after reconciliation, want intent (in flight until its grace is over)", st)
 	}
 	if got := r.j.pos["no"]; !got.Equal(decimal.NewFromInt(10)) {
 		t.Fatalf("fill made while down not booked: NO position %s", got)
 	}
 	if r.j.count(JLive) != 1 || r.j.count(JFilled) != 1 {
 		t.Fatalf("after reconciliation: %d live, %d filled; want 1 and 1", r.j.count(JLive), r.j.count(JFilled))
+	}
+	r2.s.n = r.s.n // the new process's orders are new orders
+	r2.clock.Advance(31 * time.Second)
+	r2.v.setBook("yes", "0.48", "0.52", r2.clock.Now())
+	r2.v.setBook("no", "0.48", "0.52", r2.clock.Now())
+	r2.cycle(t)
+	if st := r.j.orders["0xlost"].State; st != JFailed {
+		t.Fatalf("unsent intent is %s once its grace is over, want failed", st)
 	}
 }
 

@@ -88,41 +88,62 @@ func (l *Loop) takeTape(r *tapeRead) {
 	}
 }
 
-// readOrders reads our open orders back from the exchange: every order whose
-// outcome is unknown (sent without an answer), every order the book says may
-// have traded, then the least recently read ones up to OrderReads. A grown
-// matched size is a fill at the order's price. With all set it reads every
-// tracked order (reconciliation and shutdown).
+// readOrders reads our orders back from the exchange, within the read
+// budget (readBudget). First the orders there is evidence for: a trade in
+// the history or the book says it may have traded (suspect), a cancel the
+// exchange did not confirm, a placement whose answer never came (read once;
+// when the exchange does not know it, again only once its grace is over),
+// least recently read first, up to the evidence's share; those left wait
+// for the next cycle. Then a slow round-robin of the others, least recently
+// read first, up to the round robin's share. A grown matched size is a fill
+// at the order's price. With all set it reads every tracked order, unbudgeted
+// (reconciliation and shutdown).
 func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep *CycleReport, all bool) {
 	l.markSuspects()
 	var first, rest []*liveOrder
 	for _, lo := range l.orders {
-		if lo.State == JIntent || lo.State == JSent || lo.suspect || all {
+		switch {
+		case all || lo.suspect:
 			first = append(first, lo)
-		} else {
+		case lo.State == JIntent || lo.State == JSent:
+			if !lo.unknown || l.graceOver(lo, now) {
+				first = append(first, lo)
+			} // else in flight: it may still arrive; nothing to read before its grace is over
+		case l.cfg.History != nil && now.Sub(lo.lastRead) < historyRoundRobinAge:
+			// the history shows its fills: the round robin is only the back-stop
+		default:
 			rest = append(rest, lo)
 		}
 	}
-	sort.Slice(first, func(i, j int) bool { return first[i].Hash < first[j].Hash })
-	sort.Slice(rest, func(i, j int) bool {
-		if !rest[i].lastRead.Equal(rest[j].lastRead) {
-			return rest[i].lastRead.Before(rest[j].lastRead)
-		}
-		return rest[i].Hash < rest[j].Hash
-	})
-	budget := l.cfg.OrderReads
-	if n := len(first); n > budget {
-		budget = n
+	byAge := func(s []*liveOrder) {
+		sort.Slice(s, func(i, j int) bool {
+			if !s[i].lastRead.Equal(s[j].lastRead) {
+				return s[i].lastRead.Before(s[j].lastRead)
+			}
+			return s[i].Hash < s[j].Hash
+		})
 	}
-	todo := append(first, rest...)
-	if len(todo) > budget {
-		todo = todo[:budget]
+	byAge(first)
+	byAge(rest)
+	todo := first
+	if !all {
+		rr, ev, capped := l.readBudget(now)
+		switch {
+		case capped && len(todo) > ev:
+			todo = todo[:ev]
+		case !capped:
+			rr = max(rr-len(todo), 0) // OrderReads bounds all reads but the evidence's, as it always has
+		}
+		if len(rest) > rr {
+			rest = rest[:rr]
+		}
+		todo = append(todo, rest...)
 	}
 	reads := make([]orderRead, len(todo))
 	l.fanOut(ctx, len(todo), func(ctx context.Context, i int) { fetchOrder(ctx, l.venue, todo[i], &reads[i]) })
 	for i, lo := range todo {
 		if reads[i].done {
-			l.takeOrder(lo, reads[i].eo, reads[i].err, now, batch, rep, all)
+			l.takeOrder(lo, reads[i].eo, reads[i].err, now, batch, rep)
 		}
 	}
 }
@@ -145,7 +166,7 @@ func fetchOrder(ctx context.Context, v Venue, lo *liveOrder, r *orderRead) {
 }
 
 // takeOrder applies one order read.
-func (l *Loop) takeOrder(lo *liveOrder, eo *exchange.Order, err error, now time.Time, batch *Batch, rep *CycleReport, startup bool) {
+func (l *Loop) takeOrder(lo *liveOrder, eo *exchange.Order, err error, now time.Time, batch *Batch, rep *CycleReport) {
 	lo.lastRead = now
 	if err != nil {
 		if !errors.Is(err, exchange.ErrNotFound) {
@@ -155,8 +176,12 @@ func (l *Loop) takeOrder(lo *liveOrder, eo *exchange.Order, err error, now time.
 		}
 		switch {
 		case lo.State == JIntent || lo.State == JSent:
-			lo.unknown = true
-			if startup || now.Sub(lo.CreatedAt) > l.cfg.NotFoundGrace {
+			// Its answer never came: the order may still be on its way
+			// (a slow network, a queue, the exchange's own delay). It
+			// stays unknown, counted as possibly live, until its grace
+			// is over; at startup too.
+			lo.unknown, lo.suspect = true, false
+			if l.graceOver(lo, now) {
 				l.log.Info().Str("order", short(lo.Hash)).Msg("order never reached the exchange: marked failed")
 				l.finalise(lo, Update{Hash: lo.Hash, State: JFailed, Err: "not found at the exchange"}, batch)
 			}

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
 )
@@ -31,6 +33,12 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 	for i, mr := range l.markets {
 		totals[i] = risk.MarketTotals(riskFair(mr), mr.snap.Position, riskOpen(mr.open))
 		sum = addTotals(sum, totals[i])
+		if len(mr.inflight) > 0 {
+			// Intents whose answer never came may be live: they count in
+			// the totals (as the others' orders, even for their own market:
+			// the planner cannot cancel what the exchange does not show).
+			sum = addTotals(sum, risk.MarketTotals(riskFair(mr), [2]decimal.Decimal{}, riskOpen(mr.inflight)))
+		}
 	}
 
 	var cancels []*liveOrder

@@ -83,6 +83,9 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 			}
 			l.orderResult(false)
 			l.tally.CancelFailed++
+			if _, throttled := throttledUntil(r.err, now); !throttled {
+				lo.suspect = true // the answer is ambiguous (the cancel may have been applied): read it
+			}
 			l.cancelFailed(lo, r.err, now)
 			continue
 		}

@@ -50,36 +50,48 @@ func (l *Loop) handleUnknown(ctx context.Context, batch *Batch, rep *CycleReport
 			continue
 		}
 		eo, err := l.venue.Order(ctx, id)
-		if err != nil || !strings.EqualFold(eo.Status, exchange.StatusLive) {
+		if err != nil {
 			continue
 		}
-		remaining := eo.OriginalSize.Sub(eo.SizeMatched)
-		ev := l.log.Warn().Str("order", short(id)).Str("token", short(eo.AssetID)).Str("side", string(eo.Side)).
-			Str("price", eo.Price.String()).Str("remaining", remaining.String())
-		ref, inMarket := l.byToken[eo.AssetID]
-		switch {
-		case l.cfg.Unknown == UnknownCancel || (l.cfg.Unknown == UnknownAdopt && !inMarket):
-			ev.Msg("live order unknown to the journal: cancelling it")
-			if _, err := l.venue.CancelOrder(ctx, id); err != nil {
-				l.log.Warn().Str("order", short(id)).Err(err).Msg("cancelling the unknown order failed")
-			}
-		case l.cfg.Unknown == UnknownAdopt:
-			ev.Msg("live order unknown to the journal: adopting it")
-			in := Intent{Hash: id, ConditionID: l.markets[ref.market].m.ConditionID, TokenID: eo.AssetID, Outcome: ref.outcome,
-				Side: eo.Side, Price: eo.Price, Size: eo.OriginalSize, OrderType: exchange.GTC}
-			if err := l.journal.RecordIntents([]Intent{in}, batch.Now); err != nil {
-				return fmt.Errorf("adopt order %s: %w", short(id), err)
-			}
-			st := stateOf(eo.Status, eo.SizeMatched, eo.OriginalSize)
-			l.orders[id] = &liveOrder{JournaledOrder: JournaledOrder{Intent: in, ExchangeID: id, State: st, SizeMatched: eo.SizeMatched,
-				CreatedAt: batch.Now}, market: ref.market, lastRead: batch.Now}
-			batch.Sent = append(batch.Sent, id)
-			batch.Updates = append(batch.Updates, Update{Hash: id, ExchangeID: id, State: st, SizeMatched: eo.SizeMatched})
-		default:
-			ev.Msg("live order unknown to the journal (state.unknown_orders = report: left alone)")
+		if err := l.applyUnknown(ctx, id, eo, batch, rep); err != nil {
+			return err
 		}
-		rep.Rejected = append(rep.Rejected, "unknown_order")
 	}
+	return nil
+}
+
+// applyUnknown applies the policy to an order the journal does not know,
+// read back as eo: nothing unless it is live.
+func (l *Loop) applyUnknown(ctx context.Context, id string, eo *exchange.Order, batch *Batch, rep *CycleReport) error {
+	if !strings.EqualFold(eo.Status, exchange.StatusLive) {
+		return nil
+	}
+	remaining := eo.OriginalSize.Sub(eo.SizeMatched)
+	ev := l.log.Warn().Str("order", short(id)).Str("token", short(eo.AssetID)).Str("side", string(eo.Side)).
+		Str("price", eo.Price.String()).Str("remaining", remaining.String())
+	ref, inMarket := l.byToken[eo.AssetID]
+	switch {
+	case l.cfg.Unknown == UnknownCancel || (l.cfg.Unknown == UnknownAdopt && !inMarket):
+		ev.Msg("live order unknown to the journal: cancelling it")
+		if _, err := l.venue.CancelOrder(ctx, id); err != nil {
+			l.log.Warn().Str("order", short(id)).Err(err).Msg("cancelling the unknown order failed")
+		}
+	case l.cfg.Unknown == UnknownAdopt:
+		ev.Msg("live order unknown to the journal: adopting it")
+		in := Intent{Hash: id, ConditionID: l.markets[ref.market].m.ConditionID, TokenID: eo.AssetID, Outcome: ref.outcome,
+			Side: eo.Side, Price: eo.Price, Size: eo.OriginalSize, OrderType: exchange.GTC}
+		if err := l.journal.RecordIntents([]Intent{in}, batch.Now); err != nil {
+			return fmt.Errorf("adopt order %s: %w", short(id), err)
+		}
+		st := stateOf(eo.Status, eo.SizeMatched, eo.OriginalSize)
+		l.orders[id] = &liveOrder{JournaledOrder: JournaledOrder{Intent: in, ExchangeID: id, State: st, SizeMatched: eo.SizeMatched,
+			CreatedAt: batch.Now}, market: ref.market, lastRead: batch.Now}
+		batch.Sent = append(batch.Sent, id)
+		batch.Updates = append(batch.Updates, Update{Hash: id, ExchangeID: id, State: st, SizeMatched: eo.SizeMatched})
+	default:
+		ev.Msg("live order unknown to the journal (state.unknown_orders = report: left alone)")
+	}
+	rep.Rejected = append(rep.Rejected, "unknown_order")
 	return nil
 }
 

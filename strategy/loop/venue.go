@@ -91,14 +91,23 @@ type FillRecord struct {
 // Batch is everything one cycle learned after its sends; a Journal writes it
 // in one transaction.
 type Batch struct {
-	Sent    []string // hashes of intents handed to the venue
+	Sent []string // hashes of intents handed to the venue
+	// Revived are hashes of orders the journal had marked failed that
+	// reached the exchange after all: each goes back to sent before the
+	// updates apply (which then carry its real state).
+	Revived []string
 	Updates []Update
 	Fills   []FillRecord
-	Now     time.Time
+	// TradeCursor, when not zero, is the trade history's new cursor: the
+	// newest trade the loop took (Config.History).
+	TradeCursor time.Time
+	Now         time.Time
 }
 
 // Empty reports whether b has nothing to write.
-func (b *Batch) Empty() bool { return len(b.Sent) == 0 && len(b.Updates) == 0 && len(b.Fills) == 0 }
+func (b *Batch) Empty() bool {
+	return len(b.Sent) == 0 && len(b.Revived) == 0 && len(b.Updates) == 0 && len(b.Fills) == 0 && b.TradeCursor.IsZero()
+}
 
 // JournaledOrder is a journaled order, as the loop needs it back after a
 // restart.
