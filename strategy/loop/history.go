@@ -273,7 +273,7 @@ func (l *Loop) takeRevivedCancels() []*liveOrder {
 // readBudget returns how many order reads this cycle may make: the round
 // robin's share and the evidence's, and whether the venue caps them at all.
 func (l *Loop) readBudget(now time.Time) (roundRobin, evidence int, capped bool) {
-	rb, ok := l.venue.(ReadBudgeter)
+	rb, ok := l.inner.(ReadBudgeter)
 	if !ok {
 		return l.cfg.OrderReads, -1, false
 	}

@@ -179,6 +179,7 @@ type liveOrder struct {
 type Loop struct {
 	cfg     Config
 	venue   Venue
+	inner   Venue // the venue as given, for its optional parts (venue wraps it)
 	signer  OrderSigner
 	journal Journal
 	clock   Clock
@@ -236,7 +237,7 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 	l := &Loop{cfg: cfg, venue: v, signer: s, journal: j, clock: c, log: log, obs: obs,
 		byToken: map[string]tokenRef{}, orders: map[string]*liveOrder{}, pos: map[string]decimal.Decimal{},
 		auth: newAuthWatch(cfg.Kill, c, log), backoff: cancelBackoff{}, cancelErrs: errTally{log: log, msg: "cancels keep failing"}}
-	l.venue = authVenue{Venue: v, w: l.auth}
+	l.inner, l.venue = v, authVenue{Venue: v, w: l.auth}
 	for i := range cfg.Markets {
 		m := cfg.Markets[i]
 		if m.TokenIDs[strategy.Yes] == "" || m.TokenIDs[strategy.No] == "" || m.TokenIDs[strategy.Yes] == m.TokenIDs[strategy.No] {
