@@ -214,8 +214,12 @@ func (a *Accumulator) Finish(end time.Time) (*Results, error) {
 	for i := 1; i < len(a.totals); i++ {
 		changes = append(changes, a.totals[i].PnL.Sub(a.totals[i-1].PnL).InexactFloat64())
 	}
-	ann := annualisation(a.cfg.Interval)
-	r.Sharpe, r.Sortino = sharpe(changes, ann), sortino(changes, ann)
+	r.RatioSamples = len(changes)
+	r.Sharpe, r.Sortino = math.NaN(), math.NaN()
+	if !r.RatiosTooFew() {
+		ann := annualisation(a.cfg.Interval)
+		r.Sharpe, r.Sortino = sharpe(changes, ann), sortino(changes, ann)
+	}
 	return r, nil
 }
 

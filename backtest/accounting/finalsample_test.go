@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -74,6 +75,53 @@ func TestAccumulatorFinalSampleIncludesLastEvents(t *testing.T) {
 				if !on.Totals[i].Time.After(on.Totals[i-1].Time) {
 					t.Errorf("totals %d and %d at %s and %s", i-1, i, on.Totals[i-1].Time, on.Totals[i].Time)
 				}
+			}
+		})
+	}
+}
+
+// Sharpe and Sortino are computed only from at least MinRatioSamples
+// changes covering MinRatioSpan; the sample count is reported either way.
+func TestAccumulatorRatiosNeedEnoughSamples(t *testing.T) {
+	cases := []struct {
+		name      string
+		interval  time.Duration
+		span      time.Duration
+		samples   int
+		undefined bool
+	}{
+		{"2.5 minutes of 1 s", time.Second, 150 * time.Second, 149, true},
+		{"an hour of 1 s", time.Second, time.Hour + time.Second, 3600, false},
+		{"29 minutes of 1 min", time.Minute, 30 * time.Minute, 29, true},
+		{"59 minutes of 1 min", time.Minute, 60 * time.Minute, 59, true},
+		{"2 hours of 1 min", time.Minute, 2*time.Hour + time.Minute, 120, false},
+		{"an hour of 2 min", 2 * time.Minute, time.Hour + 2*time.Minute, 30, false},
+		{"58 minutes of 2 min", 2 * time.Minute, 60 * time.Minute, 29, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			acc := NewAccumulator(AccumulatorConfig{Interval: c.interval})
+			a := acc.Token("X")
+			a.OnBook(fixture.T0, top(t, "0.40", "0.60"))
+			a.OnFill(fillmodel.Fill{OrderID: "o", Side: exchange.Buy, Price: fixture.Fx(t, "0.45"), Size: fixture.Fx(t, "10"), Time: fixture.T0})
+			// The mid walks 0.50, 0.51, 0.50, … so that the PnL varies.
+			for at, i := c.interval, 0; at < c.span; at, i = at+c.interval/2, i+1 {
+				bid := []string{"0.40", "0.42"}[i%2]
+				a.OnBook(fixture.T0.Add(at), top(t, bid, "0.60"))
+			}
+			r, err := acc.Finish(fixture.T0.Add(c.span))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.RatioSamples != c.samples || r.RatiosTooFew() != c.undefined {
+				t.Fatalf("samples %d, too few %v; want %d, %v", r.RatioSamples, r.RatiosTooFew(), c.samples, c.undefined)
+			}
+			if got := math.IsNaN(r.Sharpe) && math.IsNaN(r.Sortino); got != c.undefined {
+				t.Errorf("Sharpe %v Sortino %v, want undefined %v", r.Sharpe, r.Sortino, c.undefined)
+			}
+			h := HeadlineOf(r)
+			if h.RatioSamples != c.samples || h.RatioInterval != c.interval {
+				t.Errorf("headline: %d samples of %s", h.RatioSamples, h.RatioInterval)
 			}
 		})
 	}

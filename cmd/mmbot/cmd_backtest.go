@@ -198,9 +198,9 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 			return err
 		}
 	}
-	labels := tokenLabels(markets)
+	names := reportNames(markets)
 	one := func(ctx context.Context, run *backtestRun) (*accounting.Results, error) {
-		return run.replay(ctx, bf.data, markets, prog, bf.interval, labels)
+		return run.replay(ctx, bf.data, markets, prog, bf.interval, names)
 	}
 	if len(params) == 0 {
 		res, err := one(ctx, runs[0])
@@ -347,7 +347,7 @@ func (s *backtestSetup) forCombo(c sweep.Combo) (*backtestRun, error) {
 
 // replay runs one backtest of the recording at path.
 func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress,
-	interval time.Duration, labels map[string]string) (*accounting.Results, error) {
+	interval time.Duration, names marketNames) (*accounting.Results, error) {
 	cfg := run.cfg
 	params, est, err := strategyParams(cfg)
 	if err != nil {
@@ -380,7 +380,8 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 			ProgressEvery: 4096, OnProgress: prog.events(4096)},
 		Accumulator: accounting.AccumulatorConfig{
 			Interval: interval,
-			Run: accounting.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo), Labels: labels,
+			Run: accounting.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo),
+				Labels: names.labels, Markets: names.markets, Questions: names.questions,
 				Fees: fillmodel.Fees{MakerBps: decimal.NewFromInt(int64(cfg.Backtest.MakerFeeBps)), TakerBps: decimal.NewFromInt(int64(cfg.Backtest.TakerFeeBps))}},
 			Caps: accounting.RateCaps{Orders10s: limits.PostOrderBurst.Requests, Orders10m: limits.PostOrderSustained.Requests,
 				Cancels10s: limits.DeleteOrderBurst.Requests, Cancels10m: limits.DeleteOrderSustained.Requests},
@@ -454,17 +455,35 @@ func sampleInterval(span time.Duration) time.Duration {
 	return time.Minute
 }
 
-// tokenLabels names each token for the reports: the market's slug (or a
-// shortened condition id) and the outcome.
-func tokenLabels(markets []strategy.Market) map[string]string {
-	out := make(map[string]string, 2*len(markets))
+// marketNames name the markets and tokens for the reports (RunInfo
+// Labels, Markets and Questions).
+type marketNames struct {
+	labels    map[string]string // token → "<market> YES"
+	markets   map[string]string // token → market name
+	questions map[string]string // market name → question, where known
+}
+
+// reportNames names each market by its slug (or a shortened condition id),
+// each token by its market and outcome, and keeps the questions known. A
+// recording carries no question (recording.Meta has none): the markets a
+// backtest scans from one have it only when the market list said it.
+func reportNames(markets []strategy.Market) marketNames {
+	n := marketNames{labels: make(map[string]string, 2*len(markets)), markets: make(map[string]string, 2*len(markets)),
+		questions: map[string]string{}}
 	for _, m := range markets {
 		name := m.Slug
 		if name == "" {
 			name = shortID(m.ConditionID)
 		}
-		out[m.TokenIDs[strategy.Yes]] = name + " YES"
-		out[m.TokenIDs[strategy.No]] = name + " NO"
+		for o, suffix := range [2]string{strategy.Yes: " YES", strategy.No: " NO"} {
+			if tok := m.TokenIDs[o]; tok != "" {
+				n.labels[tok] = name + suffix
+				n.markets[tok] = name
+			}
+		}
+		if m.Question != "" {
+			n.questions[name] = m.Question
+		}
 	}
-	return out
+	return n
 }
