@@ -71,6 +71,7 @@ func replayFile(b *testing.B, path string, cfg replay.RunConfig, prefetch bool) 
 	}
 	defer r.Close()
 	var src replay.Source = r
+	r.FixedLevelsOnly() // as mmbot backtest reads
 	if prefetch {
 		p := replay.Prefetch(r, 0, 0)
 		defer p.Close()

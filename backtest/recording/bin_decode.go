@@ -43,6 +43,16 @@ type bookCell struct {
 	fb FixedBook
 }
 
+// fixedLevels is levels without the decimal ones (Reader.FixedLevelsOnly).
+func (a *arena) fixedLevels(n int) []Level {
+	if n > cap(a.lv)-len(a.lv) {
+		a.lv = make([]Level, 0, max(n, arenaLevels))
+	}
+	j := len(a.lv)
+	a.lv = a.lv[:j+n]
+	return a.lv[j : j+n : j+n]
+}
+
 func (a *arena) levels(n int) ([]exchange.PriceLevel, []Level) {
 	if n > cap(a.pl)-len(a.pl) {
 		a.pl = make([]exchange.PriceLevel, 0, max(n, arenaLevels))
@@ -95,6 +105,9 @@ type blockDecoder struct {
 	none  []exchange.PriceLevel // an empty, non-nil side
 	noneF []Level
 	skip  bool // books without their levels (Reader.SkipLevels)
+	// fixedOnly decodes books' levels in Fixed units only, leaving Bids
+	// and Asks nil (Reader.FixedLevelsOnly).
+	fixedOnly bool
 	// skipCell is the one book of the skip mode.
 	skipCell *bookCell
 }
@@ -288,6 +301,9 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 	}
 	if !ts.seen {
 		ts.bids, ts.asks, ts.fbids, ts.fasks, ts.seen = d.none, d.none, d.noneF, d.noneF, true
+		if d.fixedOnly {
+			ts.bids, ts.asks = nil, nil
+		}
 		ts.nbids, ts.nasks = 0, 0
 	}
 	if d.skip {
@@ -321,7 +337,7 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 // with positive prices.
 func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool) ([]exchange.PriceLevel, []Level) {
 	keep, drop, add := d.uvarint(), d.uvarint(), d.uvarint()
-	np := uint64(len(prev))
+	np := uint64(len(prevF)) // prev has as many, or is nil (fixedOnly)
 	switch {
 	case d.err != nil:
 		return nil, nil
@@ -337,10 +353,19 @@ func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool
 	k, rest := int(keep), int(np-keep-drop)
 	n := k + int(add) + rest
 	if n == 0 {
+		if d.fixedOnly {
+			return nil, d.noneF
+		}
 		return d.none, d.noneF
 	}
-	pl, lv := d.arena.levels(n)
-	copy(pl, prev[:k])
+	var pl []exchange.PriceLevel
+	var lv []Level
+	if d.fixedOnly {
+		lv = d.arena.fixedLevels(n)
+	} else {
+		pl, lv = d.arena.levels(n)
+		copy(pl, prev[:k])
+	}
 	copy(lv, prevF[:k])
 	anchor := exchange.Fixed(0)
 	if k > 0 {
@@ -402,6 +427,11 @@ func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool
 				price = anchor + delta
 			}
 			sz := exchange.Fixed(int64(size) * sq)
+			lv[i] = Level{Price: price, Size: sz}
+			anchor = price
+			if pl == nil {
+				continue
+			}
 			pd, ok := cache.fast(price)
 			if !ok {
 				pd = cache.get(price)
@@ -411,13 +441,13 @@ func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool
 				sd = cache.get(sz)
 			}
 			pl[i] = exchange.PriceLevel{Price: pd, Size: sd}
-			lv[i] = Level{Price: price, Size: sz}
-			anchor = price
 		}
 		d.pos = pos
 	}
 	j := k + int(add)
-	copy(pl[j:], prev[np-uint64(rest):])
+	if pl != nil {
+		copy(pl[j:], prev[np-uint64(rest):])
+	}
 	copy(lv[j:], prevF[np-uint64(rest):])
 	if j > 0 && j < n && (desc && lv[j].Price >= lv[j-1].Price || !desc && lv[j].Price <= lv[j-1].Price) {
 		d.fail("level %d: price %s out of order (best first)", j, lv[j].Price)

@@ -126,6 +126,19 @@ func (r *Reader) SkipLevels() {
 	}
 }
 
+// FixedLevelsOnly makes the books read after it carry their levels in
+// Fixed units only (Book.FixedLevels), with Bids and Asks nil: for a
+// consumer that reads few books as decimals (the replay: the fill model
+// and the metrics read Fixed levels, and the strategy's view converts the
+// books it reads, see LevelConverter). Version 2 then builds a changed
+// side in 16 bytes a level instead of 48. Version 1 is unaffected: its
+// books carry decimal levels only.
+func (r *Reader) FixedLevelsOnly() {
+	if r.bin != nil {
+		r.bin.dec.fixedOnly = true
+	}
+}
+
 // Line returns the number of the last line read of a version 1 recording;
 // for version 2, the number of events read, plus one (the header), so
 // that it counts the same as for version 1.

@@ -219,7 +219,13 @@ func (r *Replay) show(e recording.Event) {
 	switch e.Kind {
 	case recording.KindBook:
 		if tok := r.tokens[e.Book.TokenID]; tok != nil {
-			tok.vis = e.Book
+			tok.hasVis = true
+			if fx := e.Book.FixedLevels(); fx != nil {
+				tok.visFx.CopyFrom(fx)
+				tok.visDec = nil
+			} else {
+				tok.visDec = e.Book
+			}
 			if e.Book.TickSize.IsPositive() {
 				tok.visTick = e.Book.TickSize
 			}

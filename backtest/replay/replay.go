@@ -131,6 +131,8 @@ type Replay struct {
 	finals    []finalOrder // final orders still answered by Order, oldest first
 	finalHead int
 
+	levels recording.LevelConverter // the strategy's books, from Fixed levels
+
 	buckets    rateBuckets
 	nextReward time.Time
 	rewardBuf  []fillmodel.OrderState
@@ -185,7 +187,12 @@ type replayToken struct {
 	tickDec  decimal.Decimal // the last book's terms, as given
 	minDec   decimal.Decimal
 
-	vis         *recording.Book // the latest book the strategy has seen
+	// The latest book the strategy has seen: a copy of its Fixed levels
+	// (visFx) when it came with them, which Books converts, so that the
+	// decoder's levels are not kept; else the book itself (visDec).
+	hasVis      bool
+	visFx       recording.FixedBook
+	visDec      *recording.Book
 	visTick     decimal.Decimal
 	visMin      decimal.Decimal
 	visResolved bool

@@ -369,6 +369,9 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	defer rd.Close()
+	// The replay reads the books' Fixed levels, and converts to decimals
+	// only the books the strategy reads.
+	rd.FixedLevelsOnly()
 	// Decoding (zstd and binary, or gzip and JSON) runs ahead on its own
 	// goroutine.
 	src := replay.Prefetch(rd, 0, 0)
