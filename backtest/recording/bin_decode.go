@@ -43,16 +43,6 @@ type bookCell struct {
 	fb FixedBook
 }
 
-// fixedLevels is levels without the decimal ones (Reader.FixedLevelsOnly).
-func (a *arena) fixedLevels(n int) []Level {
-	if n > cap(a.lv)-len(a.lv) {
-		a.lv = make([]Level, 0, max(n, arenaLevels))
-	}
-	j := len(a.lv)
-	a.lv = a.lv[:j+n]
-	return a.lv[j : j+n : j+n]
-}
-
 func (a *arena) levels(n int) ([]exchange.PriceLevel, []Level) {
 	if n > cap(a.pl)-len(a.pl) {
 		a.pl = make([]exchange.PriceLevel, 0, max(n, arenaLevels))
@@ -89,6 +79,11 @@ type decToken struct {
 	tickFx, minFx exchange.Fixed
 	seen          bool
 	nbids, nasks  uint64 // the sides' lengths, when levels are skipped
+	// In fixedOnly mode, the token's book and the buffers its sides are
+	// edited in, reused from book to book (and, through the decoder's
+	// pools, from block to block).
+	cell       *bookCell
+	bufB, bufA []Level
 }
 
 // blockDecoder reads the events of one block's content.
@@ -106,8 +101,13 @@ type blockDecoder struct {
 	noneF []Level
 	skip  bool // books without their levels (Reader.SkipLevels)
 	// fixedOnly decodes books' levels in Fixed units only, leaving Bids
-	// and Asks nil (Reader.FixedLevelsOnly).
+	// and Asks nil, into memory reused from book to book
+	// (Reader.FixedLevelsOnly).
 	fixedOnly bool
+	// The fixedOnly books and level buffers of the tokens of earlier
+	// blocks, for the tokens of this one.
+	cellPool []*bookCell
+	bufPool  [][]Level
 	// skipCell is the one book of the skip mode.
 	skipCell *bookCell
 }
@@ -211,6 +211,17 @@ func (d *blockDecoder) reset(content []byte) error {
 		d.strs = append(d.strs, string(d.b[d.pos:d.pos+int(l)]))
 		d.pos += int(l)
 	}
+	for i := range d.toks {
+		ts := &d.toks[i]
+		if ts.cell != nil {
+			d.cellPool = append(d.cellPool, ts.cell)
+		}
+		for _, b := range [2][]Level{ts.bufB, ts.bufA} {
+			if b != nil {
+				d.bufPool = append(d.bufPool, b)
+			}
+		}
+	}
 	if cap(d.toks) < len(d.strs)+1 {
 		d.toks = make([]decToken, len(d.strs)+1)
 	}
@@ -308,6 +319,9 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 	}
 	if d.skip {
 		ts.nbids, ts.nasks = d.skipSide(ts.nbids), d.skipSide(ts.nasks)
+	} else if d.fixedOnly {
+		ts.fbids = d.sideInPlace(ts.fbids, &ts.bufB, true)
+		ts.fasks = d.sideInPlace(ts.fasks, &ts.bufA, false)
 	} else {
 		ts.bids, ts.fbids = d.side(ts.bids, ts.fbids, true)
 		ts.asks, ts.fasks = d.side(ts.asks, ts.fasks, false)
@@ -323,6 +337,16 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 			d.skipCell = new(bookCell)
 		}
 		c = d.skipCell
+	} else if d.fixedOnly {
+		// One book per token, overwritten (FixedLevelsOnly's contract).
+		if ts.cell == nil {
+			if n := len(d.cellPool); n > 0 {
+				ts.cell, d.cellPool = d.cellPool[n-1], d.cellPool[:n-1]
+			} else {
+				ts.cell = new(bookCell)
+			}
+		}
+		c = ts.cell
 	} else {
 		c = d.arena.book()
 	}
@@ -337,7 +361,7 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 // with positive prices.
 func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool) ([]exchange.PriceLevel, []Level) {
 	keep, drop, add := d.uvarint(), d.uvarint(), d.uvarint()
-	np := uint64(len(prevF)) // prev has as many, or is nil (fixedOnly)
+	np := uint64(len(prev))
 	switch {
 	case d.err != nil:
 		return nil, nil
@@ -353,19 +377,10 @@ func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool
 	k, rest := int(keep), int(np-keep-drop)
 	n := k + int(add) + rest
 	if n == 0 {
-		if d.fixedOnly {
-			return nil, d.noneF
-		}
 		return d.none, d.noneF
 	}
-	var pl []exchange.PriceLevel
-	var lv []Level
-	if d.fixedOnly {
-		lv = d.arena.fixedLevels(n)
-	} else {
-		pl, lv = d.arena.levels(n)
-		copy(pl, prev[:k])
-	}
+	pl, lv := d.arena.levels(n)
+	copy(pl, prev[:k])
 	copy(lv, prevF[:k])
 	anchor := exchange.Fixed(0)
 	if k > 0 {
@@ -427,11 +442,6 @@ func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool
 				price = anchor + delta
 			}
 			sz := exchange.Fixed(int64(size) * sq)
-			lv[i] = Level{Price: price, Size: sz}
-			anchor = price
-			if pl == nil {
-				continue
-			}
 			pd, ok := cache.fast(price)
 			if !ok {
 				pd = cache.get(price)
@@ -441,13 +451,13 @@ func (d *blockDecoder) side(prev []exchange.PriceLevel, prevF []Level, desc bool
 				sd = cache.get(sz)
 			}
 			pl[i] = exchange.PriceLevel{Price: pd, Size: sd}
+			lv[i] = Level{Price: price, Size: sz}
+			anchor = price
 		}
 		d.pos = pos
 	}
 	j := k + int(add)
-	if pl != nil {
-		copy(pl[j:], prev[np-uint64(rest):])
-	}
+	copy(pl[j:], prev[np-uint64(rest):])
 	copy(lv[j:], prevF[np-uint64(rest):])
 	if j > 0 && j < n && (desc && lv[j].Price >= lv[j-1].Price || !desc && lv[j].Price <= lv[j-1].Price) {
 		d.fail("level %d: price %s out of order (best first)", j, lv[j].Price)

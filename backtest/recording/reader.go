@@ -127,12 +127,16 @@ func (r *Reader) SkipLevels() {
 }
 
 // FixedLevelsOnly makes the books read after it carry their levels in
-// Fixed units only (Book.FixedLevels), with Bids and Asks nil: for a
-// consumer that reads few books as decimals (the replay: the fill model
-// and the metrics read Fixed levels, and the strategy's view converts the
-// books it reads, see LevelConverter). Version 2 then builds a changed
-// side in 16 bytes a level instead of 48. Version 1 is unaffected: its
-// books carry decimal levels only.
+// Fixed units only (Book.FixedLevels), with Bids and Asks nil, in memory
+// that version 2 reuses: a *Book and its levels are valid only until the
+// next call to Next, which may overwrite them. It is for the replay, which
+// copies the little it keeps (the fill model and the metrics read the
+// Fixed levels at once, the strategy's view keeps a copy and converts the
+// books it reads with a LevelConverter); a reader that keeps books or
+// reads them ahead into a queue copies them into a BookStore. Version 2
+// then decodes a book without allocating, a changed side edited in place;
+// version 1 is unaffected (its books carry both forms, and are not
+// reused).
 func (r *Reader) FixedLevelsOnly() {
 	if r.bin != nil {
 		r.bin.dec.fixedOnly = true

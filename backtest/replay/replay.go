@@ -121,8 +121,7 @@ type Replay struct {
 	scratch recording.FixedBook
 	nextDue time.Time // earliest pending Matcher transition; zero: none
 
-	vis     []recording.Event // events not yet visible to the strategy
-	visHead int
+	vis     visQueue  // events not yet visible to the strategy
 	cutoff  time.Time // the strategy sees every event at or before cutoff
 	dataMax time.Duration
 	drng    *rand.Rand
