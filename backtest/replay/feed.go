@@ -105,12 +105,18 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 		if tok == nil {
 			return
 		}
-		if err := r.scratch.SetFrom(e.Book); err != nil {
-			r.err = fmt.Errorf("backtest: event %d: %w", r.events+1, err)
-			return
+		// A decoded book's Fixed levels are read as they are (the Matcher
+		// copies them); a book built by hand is converted.
+		fb := e.Book.FixedLevels()
+		if fb == nil {
+			if err := r.scratch.SetFrom(e.Book); err != nil {
+				r.err = fmt.Errorf("backtest: event %d: %w", r.events+1, err)
+				return
+			}
+			fb = &r.scratch
 		}
-		r.onFills(tok, tok.m.OnBook(&r.scratch, t))
-		tok.acc.OnBook(t, &r.scratch)
+		r.onFills(tok, tok.m.OnBook(fb, t))
+		tok.acc.OnBook(t, fb)
 		if b := e.Book; b.TickSize != tok.tickDec || b.MinOrderSize != tok.minDec {
 			// Decoded books share their decimals, so this converts only
 			// when the terms change.
