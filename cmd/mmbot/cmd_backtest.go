@@ -185,6 +185,9 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	for _, n := range scan.Notes {
 		base.log.Warn().Msg(n)
 	}
+	if err := checkHalfMarkets(scan, markets); err != nil {
+		return err
+	}
 	if bf.interval < 0 {
 		return usagef("--interval must not be negative")
 	}
@@ -442,6 +445,21 @@ func pickMarkets(scan *replay.MarketScan, mc *configs.Markets) ([]strategy.Marke
 		}
 	}
 	return out, nil
+}
+
+// checkHalfMarkets refuses a backtest in which no market can be quoted
+// because each has books of one outcome only (the strategy needs both):
+// it would run to the end without an order. Some such markets among
+// others are left to the scan's notes.
+func checkHalfMarkets(scan *replay.MarketScan, markets []strategy.Market) error {
+	half := scan.HalfMarkets(markets)
+	if len(half) == 0 || len(half) < len(markets) {
+		return nil
+	}
+	m := half[0]
+	return fmt.Errorf("nothing to quote: %d of %d markets have books of one outcome only (market %s: %d books of YES, %d of NO); "+
+		"the strategy quotes a market only with the books of both outcomes (record both tokens: see docs/backtesting.md)",
+		len(half), len(markets), m.ConditionID, scan.Books[m.TokenIDs[strategy.Yes]], scan.Books[m.TokenIDs[strategy.No]])
 }
 
 // sampleInterval chooses the series' sampling interval from the recording's
