@@ -134,7 +134,7 @@ func TestRatiosShowTheirSamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := "n/a (1 sample of 1m; needs 30 over 1h)"
+	want := "n/a (1 sample of 1m, 1m; needs at least 30 samples and 1h)"
 	if !strings.Contains(txt.String(), "Sharpe (annualised)    "+want) || !strings.Contains(txt.String(), "Sortino (annualised)   "+want) {
 		t.Errorf("text summary:\n%s", txt.String())
 	}

@@ -61,12 +61,14 @@ func num(v float64, prec int) string {
 }
 
 // ratioLine shows Sharpe or Sortino with the samples behind it: "1.52 (3600
-// samples of 1s)", or "n/a (149 samples of 1s; needs 30 over 1h)" when the
-// run is too short for the ratio (accounting.MinRatioSamples).
+// samples of 1s)", or "n/a (149 samples of 1s, 2m29s; needs at least 30
+// samples and 1h)" when the run is too short for the ratio
+// (accounting.MinRatioSamples).
 func ratioLine(r *accounting.Results, v float64) string {
 	s := fmt.Sprintf("%d %s of %s", r.RatioSamples, plural(r.RatioSamples, "sample"), duration(r.Interval))
 	if r.RatiosTooFew() {
-		return fmt.Sprintf("n/a (%s; needs %d over %s)", s, accounting.MinRatioSamples, duration(accounting.MinRatioSpan))
+		return fmt.Sprintf("n/a (%s, %s; needs at least %d samples and %s)", s, duration(time.Duration(r.RatioSamples)*r.Interval),
+			accounting.MinRatioSamples, duration(accounting.MinRatioSpan))
 	}
 	return num(v, 2) + " (" + s + ")"
 }
