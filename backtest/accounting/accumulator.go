@@ -43,6 +43,7 @@ type Accumulator struct {
 	samples  int
 	series   []SeriesRow
 	totals   []TotalRow
+	lastRows int // series rows of the latest sample
 	fills    []FillRecord
 	finished bool
 }
@@ -116,7 +117,9 @@ func (a *Accumulator) advance(t time.Time) time.Time {
 // sample records the state at time at.
 func (a *Accumulator) sample(at time.Time) {
 	row := TotalRow{Time: at}
+	a.lastRows = len(a.list)
 	for _, t := range a.list {
+		t.prevAbsPosSum, t.prevAbsPosN = t.absPosSum, t.absPosN
 		pnl := t.pnl()
 		a.series = append(a.series, SeriesRow{Time: at, TokenID: t.id, BestBid: t.bid, BestAsk: t.ask,
 			Mid: t.bookMark(), HasMid: t.hasMid || t.resolved, Mark: t.mark(), OurBid: t.ourBid, OurAsk: t.ourAsk,
@@ -134,6 +137,21 @@ func (a *Accumulator) sample(at time.Time) {
 	a.totals = append(a.totals, row)
 }
 
+// resampleLast takes the latest sample again, at the same time, undoing
+// what the first one recorded: a sample sees the state before the inputs
+// at its instant, but the final one must see the end of the run.
+func (a *Accumulator) resampleLast() {
+	at := a.totals[len(a.totals)-1].Time
+	a.totals = a.totals[:len(a.totals)-1]
+	a.series = a.series[:len(a.series)-a.lastRows]
+	for _, t := range a.list {
+		// A token created after the sample has zero in both. The largest
+		// |position| stays: the first sample saw a state that existed.
+		t.absPosSum, t.absPosN = t.prevAbsPosSum, t.prevAbsPosN
+	}
+	a.sample(at)
+}
+
 // ErrFinished is returned by Finish when called twice.
 var ErrFinished = errors.New("accumulator already finished")
 
@@ -145,6 +163,12 @@ func (a *Accumulator) Finish(end time.Time) (*Results, error) {
 	}
 	a.finished = true
 	end = a.advance(end)
+	if n := len(a.totals); n > 0 && a.totals[n-1].Time.Equal(end) {
+		// The run ends on a sampling instant: the inputs at end came after
+		// that sample was taken, and the last row, the drawdown and the
+		// inventory path must include them.
+		a.resampleLast()
+	}
 	r := &Results{Run: a.cfg.Run, Start: a.start, End: end, Interval: a.cfg.Interval,
 		Series: a.series, Totals: a.totals, Fills: a.fills, Reward: a.reward, Samples: a.samples}
 	var values [len(markoutHorizons)][]float64
@@ -190,8 +214,12 @@ func (a *Accumulator) Finish(end time.Time) (*Results, error) {
 	for i := 1; i < len(a.totals); i++ {
 		changes = append(changes, a.totals[i].PnL.Sub(a.totals[i-1].PnL).InexactFloat64())
 	}
-	ann := annualisation(a.cfg.Interval)
-	r.Sharpe, r.Sortino = sharpe(changes, ann), sortino(changes, ann)
+	r.RatioSamples = len(changes)
+	r.Sharpe, r.Sortino = math.NaN(), math.NaN()
+	if !r.RatiosTooFew() {
+		ann := annualisation(a.cfg.Interval)
+		r.Sharpe, r.Sortino = sharpe(changes, ann), sortino(changes, ann)
+	}
 	return r, nil
 }
 

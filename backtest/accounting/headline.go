@@ -36,15 +36,20 @@ type Headline struct {
 	MaxDrawdown  decimal.Decimal `json:"max_drawdown"`
 	Sharpe       Ratio           `json:"sharpe"`
 	Sortino      Ratio           `json:"sortino"`
-	MaxAbsPos    decimal.Decimal `json:"max_abs_position"`  // the largest of any token
-	MeanAbsPos   Ratio           `json:"mean_abs_position"` // summed over tokens
-	EndPos       decimal.Decimal `json:"end_abs_position"`  // Σ |position| at the end
-	Orders       int             `json:"orders"`
-	Cancels      int             `json:"cancels"`
-	OrdersPeak   int             `json:"orders_peak_10s"`
-	CancelsPeak  int             `json:"cancels_peak_10s"`
-	RewardShare  Ratio           `json:"reward_share"`
-	Markout10s   Ratio           `json:"markout_10s"`
+	// RatioSamples and RatioInterval are the per-interval PnL changes Sharpe
+	// and Sortino are computed from; both are null below
+	// MinRatioSamples / MinRatioSpan.
+	RatioSamples  int             `json:"ratio_samples"`
+	RatioInterval time.Duration   `json:"ratio_interval_ns"`
+	MaxAbsPos     decimal.Decimal `json:"max_abs_position"`  // the largest of any token
+	MeanAbsPos    Ratio           `json:"mean_abs_position"` // summed over tokens
+	EndPos        decimal.Decimal `json:"end_abs_position"`  // Σ |position| at the end
+	Orders        int             `json:"orders"`
+	Cancels       int             `json:"cancels"`
+	OrdersPeak    int             `json:"orders_peak_10s"`
+	CancelsPeak   int             `json:"cancels_peak_10s"`
+	RewardShare   Ratio           `json:"reward_share"`
+	Markout10s    Ratio           `json:"markout_10s"`
 }
 
 // HeadlineOf extracts the headline figures of r.
@@ -53,7 +58,7 @@ func HeadlineOf(r *Results) Headline {
 	h := Headline{PnL: s.PnL, Realized: s.Realized, SpreadPnL: s.SpreadPnL, InventoryPnL: s.InventoryPnL, Fees: s.Fees,
 		Volume: s.Volume, Fills: s.Fills, FillRatio: Ratio(s.FillRatio()), AvgWait: s.AvgWait, MaxDrawdown: r.MaxDrawdown,
 		Sharpe: Ratio(r.Sharpe), Sortino: Ratio(r.Sortino), Orders: s.OrdersSent, Cancels: s.CancelsSent,
-		RewardShare: Ratio(r.RewardShare()), Markout10s: Ratio(math.NaN())}
+		RewardShare: Ratio(r.RewardShare()), Markout10s: Ratio(math.NaN()), RatioSamples: r.RatioSamples, RatioInterval: r.Interval}
 	var mean float64
 	for _, t := range r.Tokens {
 		if t.MaxAbsPos.GreaterThan(h.MaxAbsPos) {

@@ -43,6 +43,9 @@ type RunInfo struct {
 	// Markets names each token's market; tokens with the same name are one
 	// market, which reports subtotal. Nil: no market subtotals.
 	Markets map[string]string
+	// Questions holds each market's question, by market name (the values of
+	// Markets), where it is known; reports head a market with it.
+	Questions map[string]string
 	// Marks says how positions are valued when there are no books (a
 	// journal: "last fill price", "exchange mid at ..."); reports show it.
 	Marks string
@@ -58,9 +61,12 @@ type Results struct {
 	Total  Summary        // the whole portfolio
 	Tokens []TokenSummary // per token, by id
 
-	Sharpe      float64 // annualised, of per-interval PnL changes (NaN when undefined)
-	Sortino     float64 // annualised (NaN when undefined, +Inf without losses)
-	MaxDrawdown decimal.Decimal
+	Sharpe  float64 // annualised, of per-interval PnL changes (NaN when undefined or RatiosTooFew)
+	Sortino float64 // annualised (NaN when undefined or RatiosTooFew, +Inf without losses)
+	// RatioSamples is the number of per-interval PnL changes behind Sharpe
+	// and Sortino (each Interval long).
+	RatioSamples int
+	MaxDrawdown  decimal.Decimal
 
 	Markouts []MarkoutStats        // at 1 s, 10 s and 60 s
 	Rates    []RateUse             // orders and cancels sent against each cap
@@ -70,6 +76,24 @@ type Results struct {
 	Series []SeriesRow // per interval and token
 	Totals []TotalRow  // per interval, the portfolio
 	Fills  []FillRecord
+}
+
+// The least data Sharpe and Sortino are computed from: at least
+// MinRatioSamples per-interval PnL changes covering at least MinRatioSpan.
+// Below 30 samples the estimate's standard error (about 1/√n per interval)
+// is larger than any ratio worth reading; below an hour a market maker's
+// PnL is mostly the bid-ask bounce of its marks, and annualising it (×√525600
+// for one-minute samples, ×√31536000 for one-second ones) turns minutes of
+// noise into ratios in the thousands.
+const (
+	MinRatioSamples = 30
+	MinRatioSpan    = time.Hour
+)
+
+// RatiosTooFew reports whether the run has too few samples for Sharpe and
+// Sortino (they are NaN then); see MinRatioSamples.
+func (r *Results) RatiosTooFew() bool {
+	return r.RatioSamples < MinRatioSamples || time.Duration(r.RatioSamples)*r.Interval < MinRatioSpan
 }
 
 // RewardShare is our share of the liquidity-reward score (0 without samples).

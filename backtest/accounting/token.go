@@ -35,11 +35,15 @@ type TokenAcc struct {
 	maxAbsPos decimal.Decimal
 	absPosSum float64
 	absPosN   int
-	midless   int
-	resolved  bool
-	payout    decimal.Decimal
-	payout2   exchange.Fixed // twice the payout
-	pending   [len(markoutHorizons)]markoutQueue
+	// absPosSum and absPosN before the latest sample, to take it again at
+	// the end of the run (Accumulator.resampleLast).
+	prevAbsPosSum float64
+	prevAbsPosN   int
+	midless       int
+	resolved      bool
+	payout        decimal.Decimal
+	payout2       exchange.Fixed // twice the payout
+	pending       [len(markoutHorizons)]markoutQueue
 }
 
 // ID returns the token id.

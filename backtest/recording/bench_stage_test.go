@@ -71,6 +71,7 @@ func replayFile(b *testing.B, path string, cfg replay.RunConfig, prefetch bool) 
 	}
 	defer r.Close()
 	var src replay.Source = r
+	r.FixedLevelsOnly() // as mmbot backtest reads
 	if prefetch {
 		p := replay.Prefetch(r, 0, 0)
 		defer p.Close()
@@ -99,7 +100,9 @@ func mustBlocks(b *testing.B, path string) *recording.Blocks {
 //	v1/replay-prefetch the replay with the strategy, from the file
 //	v2/unzstd          zstd of the blocks alone into a discard
 //	v2/decode          decoding alone, from the decompressed blocks in memory
+//	v2/decode-fixed    the same with Fixed levels only (FixedLevelsOnly)
 //	v2/read            the Reader: framing, checksums, zstd, decoding
+//	v2/read-fixed      the same with Fixed levels only (as mmbot backtest)
 //	v2/scan            the Reader with SkipLevels (mmbot backtest's market scan)
 //	v2/replay          the replay with the strategy, from the file, one goroutine
 //	v2/replay-prefetch the same, decoding on its own goroutine (mmbot backtest)
@@ -166,7 +169,30 @@ func BenchmarkStages(b *testing.B) {
 		}
 		return n
 	})
+	stage(b, rates, "v2/decode-fixed", func(b *testing.B) int {
+		n, err := blocks.DecodeFixed()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return n
+	})
 	stage(b, rates, "v2/read", read(v2))
+	stage(b, rates, "v2/read-fixed", func(b *testing.B) int {
+		r, err := recording.Open(v2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		r.FixedLevelsOnly()
+		n := 0
+		for _, err := range r.All() {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		return n
+	})
 	stage(b, rates, "v2/scan", func(b *testing.B) int {
 		r, err := recording.Open(v2)
 		if err != nil {
@@ -205,7 +231,7 @@ func BenchmarkStages(b *testing.B) {
 		b.ReportMetric(1e9/r, "ns/event")
 		rates["memory/replay"] = r
 	})
-	if len(rates) < 10 {
+	if len(rates) < 12 {
 		return // a -bench pattern ran only some stages
 	}
 	s1, _ := os.Stat(v1)
@@ -220,6 +246,7 @@ func BenchmarkStages(b *testing.B) {
 	ratio("v1 read / gunzip", "v1/read", "v1/gunzip")
 	ratio("v2 read / unzstd", "v2/read", "v2/unzstd")
 	ratio("v2 read / decode", "v2/read", "v2/decode")
+	ratio("v2 read-fixed / read", "v2/read-fixed", "v2/read")
 	ratio("v2 scan / read", "v2/scan", "v2/read")
 	ratio("v2 read / v1 read", "v2/read", "v1/read")
 	ratio("v2 replay-prefetch / memory replay", "v2/replay-prefetch", "memory/replay")

@@ -79,6 +79,11 @@ type decToken struct {
 	tickFx, minFx exchange.Fixed
 	seen          bool
 	nbids, nasks  uint64 // the sides' lengths, when levels are skipped
+	// In fixedOnly mode, the token's book and the buffers its sides are
+	// edited in, reused from book to book (and, through the decoder's
+	// pools, from block to block).
+	cell       *bookCell
+	bufB, bufA []Level
 }
 
 // blockDecoder reads the events of one block's content.
@@ -95,6 +100,14 @@ type blockDecoder struct {
 	none  []exchange.PriceLevel // an empty, non-nil side
 	noneF []Level
 	skip  bool // books without their levels (Reader.SkipLevels)
+	// fixedOnly decodes books' levels in Fixed units only, leaving Bids
+	// and Asks nil, into memory reused from book to book
+	// (Reader.FixedLevelsOnly).
+	fixedOnly bool
+	// The fixedOnly books and level buffers of the tokens of earlier
+	// blocks, for the tokens of this one.
+	cellPool []*bookCell
+	bufPool  [][]Level
 	// skipCell is the one book of the skip mode.
 	skipCell *bookCell
 }
@@ -198,6 +211,17 @@ func (d *blockDecoder) reset(content []byte) error {
 		d.strs = append(d.strs, string(d.b[d.pos:d.pos+int(l)]))
 		d.pos += int(l)
 	}
+	for i := range d.toks {
+		ts := &d.toks[i]
+		if ts.cell != nil {
+			d.cellPool = append(d.cellPool, ts.cell)
+		}
+		for _, b := range [2][]Level{ts.bufB, ts.bufA} {
+			if b != nil {
+				d.bufPool = append(d.bufPool, b)
+			}
+		}
+	}
 	if cap(d.toks) < len(d.strs)+1 {
 		d.toks = make([]decToken, len(d.strs)+1)
 	}
@@ -288,10 +312,16 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 	}
 	if !ts.seen {
 		ts.bids, ts.asks, ts.fbids, ts.fasks, ts.seen = d.none, d.none, d.noneF, d.noneF, true
+		if d.fixedOnly {
+			ts.bids, ts.asks = nil, nil
+		}
 		ts.nbids, ts.nasks = 0, 0
 	}
 	if d.skip {
 		ts.nbids, ts.nasks = d.skipSide(ts.nbids), d.skipSide(ts.nasks)
+	} else if d.fixedOnly {
+		ts.fbids = d.sideInPlace(ts.fbids, &ts.bufB, true)
+		ts.fasks = d.sideInPlace(ts.fasks, &ts.bufA, false)
 	} else {
 		ts.bids, ts.fbids = d.side(ts.bids, ts.fbids, true)
 		ts.asks, ts.fasks = d.side(ts.asks, ts.fasks, false)
@@ -307,6 +337,16 @@ func (d *blockDecoder) book(tag byte, st Stamp, tok string, tref uint64, mkt str
 			d.skipCell = new(bookCell)
 		}
 		c = d.skipCell
+	} else if d.fixedOnly {
+		// One book per token, overwritten (FixedLevelsOnly's contract).
+		if ts.cell == nil {
+			if n := len(d.cellPool); n > 0 {
+				ts.cell, d.cellPool = d.cellPool[n-1], d.cellPool[:n-1]
+			} else {
+				ts.cell = new(bookCell)
+			}
+		}
+		c = ts.cell
 	} else {
 		c = d.arena.book()
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/mmbot/mmbot/backtest/internal/fixture"
@@ -53,11 +54,25 @@ func FuzzRecordingV2Block(f *testing.F) {
 		if d.reset(content) != nil {
 			return
 		}
+		// The Fixed-only decoder (levels edited in place) accepts and
+		// refuses the same events, with the same Fixed levels.
+		fo := blockDecoder{cache: &cache, fixedOnly: true}
+		if fo.reset(content) != nil {
+			t.Fatal("the fixed-only decoder refuses a string table the full one accepts")
+		}
 		var evs []Event
 		for i := 0; i < int(n); i++ {
 			e, err := d.next()
+			ef, errF := fo.next()
+			if (err == nil) != (errF == nil) {
+				t.Fatalf("event %d: full decode %v, fixed-only %v", i, err, errF)
+			}
 			if err != nil {
 				return
+			}
+			if e.Kind == KindBook && (ef.Kind != KindBook || !reflect.DeepEqual(e.Book.FixedLevels(), ef.Book.FixedLevels()) ||
+				ef.Book.Bids != nil || ef.Book.Asks != nil) {
+				t.Fatalf("event %d: fixed-only %+v, want the levels of %+v", i, ef.Book, e.Book)
 			}
 			if i >= skipped {
 				t.Fatalf("event %d decodes, but skipping its levels failed", i)

@@ -74,8 +74,15 @@ func (bs *Blocks) Decompress() (int, error) {
 
 // Decode decodes every event of the decompressed blocks and returns their
 // number.
-func (bs *Blocks) Decode() (int, error) {
+func (bs *Blocks) Decode() (int, error) { return bs.decode(false) }
+
+// DecodeFixed is Decode as FixedLevelsOnly reads: Fixed levels only, in
+// reused memory.
+func (bs *Blocks) DecodeFixed() (int, error) { return bs.decode(true) }
+
+func (bs *Blocks) decode(fixedOnly bool) (int, error) {
 	bs.dec.cache = &bs.cache
+	bs.dec.fixedOnly = fixedOnly
 	n := 0
 	for i, c := range bs.Contents {
 		if err := bs.dec.reset(c); err != nil {

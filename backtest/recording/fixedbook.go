@@ -101,3 +101,25 @@ func (b *FixedBook) SizeAt(side exchange.Side, price exchange.Fixed) exchange.Fi
 	}
 	return 0
 }
+
+// FixedLevels returns the book's levels in Fixed units as a Reader of a
+// version 2 recording decoded them (shared, read-only), or nil for a book
+// that does not carry them (built by hand, or read from version 1).
+func (b *Book) FixedLevels() *FixedBook { return b.fx }
+
+// LevelConverter turns Fixed levels into decimal ones, sharing the
+// decimals of values it has seen (a bounded cache, as a Reader's), so
+// that converting a book's levels costs the slice and rarely a decimal.
+// The zero value is ready; it is not safe for concurrent use.
+type LevelConverter struct {
+	cache decimalCache
+}
+
+// Append appends src's levels to dst as decimals, each equal to
+// Fixed.Decimal of its value (and so to what a Reader decodes).
+func (c *LevelConverter) Append(dst []exchange.PriceLevel, src []Level) []exchange.PriceLevel {
+	for _, l := range src {
+		dst = append(dst, exchange.PriceLevel{Price: c.cache.get(l.Price), Size: c.cache.get(l.Size)})
+	}
+	return dst
+}

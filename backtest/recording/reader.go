@@ -126,6 +126,23 @@ func (r *Reader) SkipLevels() {
 	}
 }
 
+// FixedLevelsOnly makes the books read after it carry their levels in
+// Fixed units only (Book.FixedLevels), with Bids and Asks nil, in memory
+// that version 2 reuses: a *Book and its levels are valid only until the
+// next call to Next, which may overwrite them. It is for the replay, which
+// copies the little it keeps (the fill model and the metrics read the
+// Fixed levels at once, the strategy's view keeps a copy and converts the
+// books it reads with a LevelConverter); a reader that keeps books or
+// reads them ahead into a queue copies them into a BookStore. Version 2
+// then decodes a book without allocating, a changed side edited in place;
+// version 1 is unaffected (its books carry both forms, and are not
+// reused).
+func (r *Reader) FixedLevelsOnly() {
+	if r.bin != nil {
+		r.bin.dec.fixedOnly = true
+	}
+}
+
 // Line returns the number of the last line read of a version 1 recording;
 // for version 2, the number of events read, plus one (the header), so
 // that it counts the same as for version 1.

@@ -33,6 +33,7 @@ func benchReplayFile(b *testing.B, name string, prefetch bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		r.FixedLevelsOnly() // as mmbot backtest reads
 		var src Source = r
 		var p *Prefetcher
 		if prefetch {

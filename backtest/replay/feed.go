@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/recording"
 )
@@ -103,12 +105,18 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 		if tok == nil {
 			return
 		}
-		if err := r.scratch.SetFrom(e.Book); err != nil {
-			r.err = fmt.Errorf("backtest: event %d: %w", r.events+1, err)
-			return
+		// A decoded book's Fixed levels are read as they are (the Matcher
+		// copies them); a book built by hand is converted.
+		fb := e.Book.FixedLevels()
+		if fb == nil {
+			if err := r.scratch.SetFrom(e.Book); err != nil {
+				r.err = fmt.Errorf("backtest: event %d: %w", r.events+1, err)
+				return
+			}
+			fb = &r.scratch
 		}
-		r.onFills(tok, tok.m.OnBook(&r.scratch, t))
-		tok.acc.OnBook(t, &r.scratch)
+		r.onFills(tok, tok.m.OnBook(fb, t))
+		tok.acc.OnBook(t, fb)
 		if b := e.Book; b.TickSize != tok.tickDec || b.MinOrderSize != tok.minDec {
 			// Decoded books share their decimals, so this converts only
 			// when the terms change.
@@ -142,7 +150,7 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 		r.show(e)
 		return
 	}
-	r.vis = append(r.vis, e)
+	r.vis.push(e)
 }
 
 // applyMeta applies a metadata change at the exchange: tick and minimum
@@ -184,21 +192,17 @@ func (r *Replay) reveal(cut time.Time) {
 	if cut.After(r.cutoff) {
 		r.cutoff = cut
 	}
-	for r.visHead < len(r.vis) {
-		e := r.vis[r.visHead]
-		if e.Time().After(r.cutoff) {
+	for r.vis.n > 0 {
+		it := r.vis.front()
+		if it.at.After(r.cutoff) {
 			break
 		}
-		r.vis[r.visHead] = recording.Event{}
-		r.visHead++
-		r.show(e)
-	}
-	if r.visHead == len(r.vis) {
-		r.vis, r.visHead = r.vis[:0], 0
-	} else if r.visHead > 1024 && r.visHead*2 > len(r.vis) {
-		n := copy(r.vis, r.vis[r.visHead:])
-		clear(r.vis[n:])
-		r.vis, r.visHead = r.vis[:n], 0
+		if it.e.Kind == recording.KindBook {
+			r.showBook(it.tok, &it.fx, it.dec, it.tick, it.min, true)
+		} else {
+			r.show(it.e)
+		}
+		r.vis.pop()
 	}
 }
 
@@ -218,15 +222,12 @@ func (r *Replay) readCutoff() time.Time {
 func (r *Replay) show(e recording.Event) {
 	switch e.Kind {
 	case recording.KindBook:
-		if tok := r.tokens[e.Book.TokenID]; tok != nil {
-			tok.vis = e.Book
-			if e.Book.TickSize.IsPositive() {
-				tok.visTick = e.Book.TickSize
-			}
-			if e.Book.MinOrderSize.IsPositive() {
-				tok.visMin = e.Book.MinOrderSize
-			}
+		b := e.Book
+		var dec *recording.Book
+		if b.FixedLevels() == nil {
+			dec = b
 		}
+		r.showBook(b.TokenID, b.FixedLevels(), dec, b.TickSize, b.MinOrderSize, false)
 	case recording.KindTrade:
 		if tok := r.tokens[e.Trade.TokenID]; tok != nil {
 			mk := tok.mk
@@ -253,6 +254,30 @@ func (r *Replay) show(e recording.Event) {
 			}
 			tok.visResolved = tok.visResolved || m.Resolved
 		}
+	}
+}
+
+// showBook applies a book to the strategy's view: its Fixed levels fx,
+// copied (or, when take is set, swapped with the token's previous ones),
+// or, for a book without them, dec itself.
+func (r *Replay) showBook(id string, fx *recording.FixedBook, dec *recording.Book, tick, minSize decimal.Decimal, take bool) {
+	tok := r.tokens[id]
+	if tok == nil {
+		return
+	}
+	tok.hasVis, tok.visDec = true, dec
+	switch {
+	case dec != nil:
+	case take:
+		tok.visFx, *fx = *fx, tok.visFx
+	default:
+		tok.visFx.CopyFrom(fx)
+	}
+	if tick.IsPositive() {
+		tok.visTick = tick
+	}
+	if minSize.IsPositive() {
+		tok.visMin = minSize
 	}
 }
 

@@ -16,8 +16,12 @@ import (
 // MarketScan is what one pass over a recording found: the markets a replay
 // can quote, and notes on what it had to leave out.
 type MarketScan struct {
-	Markets    []strategy.Market // by condition id
-	Notes      []string
+	Markets []strategy.Market // by condition id
+	Notes   []string
+	// Books counts the book events of each token of Markets. A market with
+	// no book of one outcome is kept, with a note: the strategy needs both
+	// outcomes' books to quote it (see HalfMarkets).
+	Books      map[string]int64
 	Events     int64
 	Start, End time.Time
 }
@@ -45,7 +49,8 @@ type scanMarket struct {
 //     the others, and tokens no event places in a market, are listed in
 //     Notes.
 func ScanMarkets(src Source) (*MarketScan, error) {
-	res := &MarketScan{}
+	res := &MarketScan{Books: map[string]int64{}}
+	books := map[string]int64{}
 	markets := map[string]*scanMarket{}
 	tokenMarket := map[string]string{}
 	var orphans []string
@@ -97,6 +102,7 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 		res.Events++
 		switch e.Kind {
 		case recording.KindBook:
+			books[e.Book.TokenID]++
 			if m := place(e.Book.TokenID, e.Book.Market); m != nil {
 				m.learn(e.Book.TickSize, e.Book.MinOrderSize, time.Time{})
 			}
@@ -124,6 +130,12 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 		default:
 			res.Markets = append(res.Markets, strategy.Market{ConditionID: id, TokenIDs: [2]string{m.tokens[0], m.tokens[1]},
 				Tick: m.tick, MinSize: m.minSize, EndDate: m.end, Rewards: m.rewards})
+			y, n := books[m.tokens[0]], books[m.tokens[1]]
+			res.Books[m.tokens[0]], res.Books[m.tokens[1]] = y, n
+			if y == 0 || n == 0 {
+				res.Notes = append(res.Notes, fmt.Sprintf("market %s has %d books of its YES token and %d of its NO token: "+
+					"the strategy quotes a market only with both outcomes' books, so it will not quote this one", id, y, n))
+			}
 		}
 	}
 	for _, tok := range orphans {
@@ -132,6 +144,18 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 		}
 	}
 	return res, nil
+}
+
+// HalfMarkets returns the markets of ms that have no book of one outcome
+// in the recording (which the strategy cannot quote).
+func (s *MarketScan) HalfMarkets(ms []strategy.Market) []strategy.Market {
+	var out []strategy.Market
+	for _, m := range ms {
+		if s.Books[m.TokenIDs[strategy.Yes]] == 0 || s.Books[m.TokenIDs[strategy.No]] == 0 {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func (m *scanMarket) learn(tick, minSize decimal.Decimal, end time.Time) {

@@ -21,6 +21,13 @@ type heapPeak struct {
 // samples the live heap every `every` events.
 func replayHeap(tb testing.TB, path string, every int64) (heapPeak, *accounting.Results) {
 	tb.Helper()
+	return replayHeapAs(tb, path, every, false)
+}
+
+// replayHeapAs is replayHeap; with fixedOnly, it reads as mmbot backtest
+// does: Fixed levels only, prefetched.
+func replayHeapAs(tb testing.TB, path string, every int64, fixedOnly bool) (heapPeak, *accounting.Results) {
+	tb.Helper()
 	cfg := benchRunConfig(tb)
 	var peak heapPeak
 	var ms runtime.MemStats
@@ -36,7 +43,14 @@ func replayHeap(tb testing.TB, path string, every int64) (heapPeak, *accounting.
 		tb.Fatal(err)
 	}
 	defer rd.Close()
-	res, err := Run(context.Background(), rd, cfg)
+	var src Source = rd
+	if fixedOnly {
+		rd.FixedLevelsOnly()
+		p := Prefetch(rd, 0, 0)
+		defer p.Close()
+		src = p
+	}
+	res, err := Run(context.Background(), src, cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

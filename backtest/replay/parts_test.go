@@ -125,3 +125,30 @@ func TestMemJournal(t *testing.T) {
 		t.Error("an update of a final order was accepted")
 	}
 }
+
+// A binary market whose NO token never has a book is kept, counted and
+// noted: the strategy cannot quote it.
+func TestScanMarketsHalfMarket(t *testing.T) {
+	evs := []recording.Event{
+		recording.TradeEvent(&recording.Trade{Stamp: recording.Stamp{Exchange: fixture.Ms(0)}, TokenID: "h-yes", Market: "0xh", Price: fixture.Dec("0.5"), Size: fixture.Dec("1")}),
+		recording.TradeEvent(&recording.Trade{Stamp: recording.Stamp{Exchange: fixture.Ms(1)}, TokenID: "h-no", Market: "0xh", Price: fixture.Dec("0.5"), Size: fixture.Dec("1")}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(2)}, TokenID: "h-yes", Market: "0xh", TickSize: fixture.Dec("0.01")}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(3)}, TokenID: "h-yes", Market: "0xh"}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(4)}, TokenID: "f-yes", Market: "0xf", TickSize: fixture.Dec("0.01")}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(5)}, TokenID: "f-no", Market: "0xf"}),
+	}
+	res, err := ScanMarkets(&SliceSource{Events: evs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Markets) != 2 || res.Books["h-yes"] != 2 || res.Books["h-no"] != 0 || res.Books["f-no"] != 1 {
+		t.Fatalf("markets %+v, books %v", res.Markets, res.Books)
+	}
+	half := res.HalfMarkets(res.Markets)
+	if len(half) != 1 || half[0].ConditionID != "0xh" {
+		t.Errorf("half markets %+v, want 0xh", half)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "market 0xh has 2 books of its YES token and 0 of its NO token") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}

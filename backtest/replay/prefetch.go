@@ -13,10 +13,16 @@ import (
 // come out in the same order, so a replay is the same with or without it.
 // Close it when done (it stops the goroutine); the underlying Source is not
 // used after Close returns.
+//
+// It copies the books it reads ahead (their Fixed levels) into memory of
+// its own, reused batch after batch, so that it can read a Reader whose
+// books are valid only until the next read (recording.Reader's
+// FixedLevelsOnly); like the Reader's, a book it returns is valid until
+// the next call to Next: a consumer that keeps one copies it.
 type Prefetcher struct {
-	ch   chan []recording.Event
-	free chan []recording.Event
-	cur  []recording.Event
+	ch   chan *prefetchBatch
+	free chan *prefetchBatch
+	cur  *prefetchBatch
 	i    int
 	err  error
 
@@ -36,35 +42,45 @@ func Prefetch(src Source, batch, depth int) *Prefetcher {
 	if depth <= 0 {
 		depth = 4
 	}
-	p := &Prefetcher{ch: make(chan []recording.Event, depth), free: make(chan []recording.Event, depth+2),
+	p := &Prefetcher{ch: make(chan *prefetchBatch, depth), free: make(chan *prefetchBatch, depth+2),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go p.run(src, batch)
 	return p
 }
 
-func (p *Prefetcher) run(src Source, batch int) {
+// prefetchBatch is a batch of events read ahead, and the copies of their books.
+type prefetchBatch struct {
+	evs   []recording.Event
+	books recording.BookStore
+}
+
+func (p *Prefetcher) run(src Source, size int) {
 	defer close(p.done)
 	defer close(p.ch)
 	for {
-		var buf []recording.Event
+		var buf *prefetchBatch
 		select {
 		case buf = <-p.free:
-			buf = buf[:0]
+			buf.evs = buf.evs[:0]
+			buf.books.Reset()
 		default:
-			buf = make([]recording.Event, 0, batch)
+			buf = &prefetchBatch{evs: make([]recording.Event, 0, size)}
 		}
 		var err error
-		for len(buf) < batch {
+		for len(buf.evs) < size {
 			var e recording.Event
 			if e, err = src.Next(); err != nil {
 				break
 			}
-			buf = append(buf, e)
+			if e.Kind == recording.KindBook {
+				e.Book = buf.books.Copy(e.Book)
+			}
+			buf.evs = append(buf.evs, e)
 		}
 		if err != nil {
 			p.errAt = err // read by Next after the channel is closed
 		}
-		if len(buf) > 0 {
+		if len(buf.evs) > 0 {
 			select {
 			case p.ch <- buf:
 			case <-p.stop:
@@ -79,12 +95,12 @@ func (p *Prefetcher) run(src Source, batch int) {
 
 // Next implements Source.
 func (p *Prefetcher) Next() (recording.Event, error) {
-	for p.i >= len(p.cur) {
+	for p.cur == nil || p.i >= len(p.cur.evs) {
 		if p.err != nil {
 			return recording.Event{}, p.err
 		}
 		if p.cur != nil {
-			clear(p.cur)
+			clear(p.cur.evs)
 			select {
 			case p.free <- p.cur:
 			default:
@@ -101,7 +117,7 @@ func (p *Prefetcher) Next() (recording.Event, error) {
 		}
 		p.cur, p.i = b, 0
 	}
-	e := p.cur[p.i]
+	e := p.cur.evs[p.i]
 	p.i++
 	return e, nil
 }

@@ -121,8 +121,7 @@ type Replay struct {
 	scratch recording.FixedBook
 	nextDue time.Time // earliest pending Matcher transition; zero: none
 
-	vis     []recording.Event // events not yet visible to the strategy
-	visHead int
+	vis     visQueue  // events not yet visible to the strategy
 	cutoff  time.Time // the strategy sees every event at or before cutoff
 	dataMax time.Duration
 	drng    *rand.Rand
@@ -130,6 +129,8 @@ type Replay struct {
 	orders    map[string]*vorder
 	finals    []finalOrder // final orders still answered by Order, oldest first
 	finalHead int
+
+	levels recording.LevelConverter // the strategy's books, from Fixed levels
 
 	buckets    rateBuckets
 	nextReward time.Time
@@ -185,7 +186,12 @@ type replayToken struct {
 	tickDec  decimal.Decimal // the last book's terms, as given
 	minDec   decimal.Decimal
 
-	vis         *recording.Book // the latest book the strategy has seen
+	// The latest book the strategy has seen: a copy of its Fixed levels
+	// (visFx) when it came with them, which Books converts, so that the
+	// decoder's levels are not kept; else the book itself (visDec).
+	hasVis      bool
+	visFx       recording.FixedBook
+	visDec      *recording.Book
 	visTick     decimal.Decimal
 	visMin      decimal.Decimal
 	visResolved bool

@@ -69,9 +69,9 @@ func TestReportRendersInBrowser(t *testing.T) {
 	page := filepath.Join(dir, "report.html")
 	dom := string(headless(t, bin, page, "--dump-dom"))
 
-	// One PnL plot, a price and an inventory plot per token, one markout
-	// histogram per horizon.
-	wantSVG := 1 + 2*len(res.Tokens) + len(res.Markouts)
+	// A PnL and a drawdown plot, a price and an inventory plot per token,
+	// one markout histogram per horizon.
+	wantSVG := 2 + 2*len(res.Tokens) + len(res.Markouts)
 	if got := strings.Count(dom, "<svg"); got != wantSVG {
 		t.Errorf("the browser's DOM holds %d svg elements, want %d", got, wantSVG)
 	}
@@ -82,8 +82,9 @@ func TestReportRendersInBrowser(t *testing.T) {
 			drawn++
 		}
 	}
-	// The PnL line, and per token the mid and the inventory at least.
-	if want := 1 + 2*len(res.Tokens); drawn < want {
+	// The PnL and drawdown lines, and per token the mid and the inventory
+	// at least.
+	if want := 2 + 2*len(res.Tokens); drawn < want {
 		t.Errorf("%d drawn lines (paths with segments) in the DOM, want at least %d", drawn, want)
 	}
 	if n := strings.Count(dom, "<circle"); n == 0 {

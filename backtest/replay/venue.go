@@ -40,13 +40,19 @@ func (r *Replay) Books(ctx context.Context, tokenIDs []string) ([]exchange.Order
 			return nil, fmt.Errorf("backtest: book of token %s: %w", id, exchange.ErrNotFound)
 		case tok.visResolved:
 			return nil, fmt.Errorf("backtest: book of token %s: market resolved: %w", id, exchange.ErrNotFound)
-		case tok.vis == nil:
+		case !tok.hasVis:
 			continue
 		}
-		b := tok.vis
 		ob := exchange.OrderBook{Market: tok.mk.m.ConditionID, AssetID: id, Timestamp: stamp,
-			Bids: slices.Clone(b.Bids), Asks: slices.Clone(b.Asks), TickSize: tok.visTick, MinOrderSize: tok.visMin,
-			NegRisk: tok.mk.m.NegRisk}
+			TickSize: tok.visTick, MinOrderSize: tok.visMin, NegRisk: tok.mk.m.NegRisk}
+		if b := tok.visDec; b != nil {
+			ob.Bids, ob.Asks = slices.Clone(b.Bids), slices.Clone(b.Asks)
+		} else {
+			// Non-nil, as a decoded book's sides are.
+			fx := &tok.visFx
+			ob.Bids = r.levels.Append(make([]exchange.PriceLevel, 0, len(fx.Bids)), fx.Bids)
+			ob.Asks = r.levels.Append(make([]exchange.PriceLevel, 0, len(fx.Asks)), fx.Asks)
+		}
 		if !r.cfg.HideOwnOrders {
 			r.addOwn(tok, &ob, cut)
 		}

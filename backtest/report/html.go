@@ -21,6 +21,7 @@ var reportHTML string
 type htmlToken struct {
 	ID            string
 	Label         string
+	Outcome       string // "YES", "NO": the heading under its market; "" for a token without a market
 	Rows          [][2]string
 	PricePlot     template.HTML
 	InventoryPlot template.HTML
@@ -33,7 +34,8 @@ type htmlReport struct {
 	Run          [][2]string
 	Summary      [][2]string
 	PnLPlot      template.HTML
-	Tokens       []htmlToken
+	DrawdownPlot template.HTML
+	Markets      []htmlMarket
 	Markouts     [][5]string
 	MarkoutPlots []template.HTML
 	Rates        [][4]string
@@ -41,6 +43,16 @@ type htmlReport struct {
 	Table        [][]string
 	Unmeasured   string // what a journal report leaves out, in place of the markouts
 }
+
+// The colours of quotes and fills (Okabe–Ito, told apart with colour
+// blindness too): our quotes in green and vermilion dashed lines, the
+// fills in blue and orange points, so a fill never looks like a quote.
+const (
+	colorBid      = "#009e73"
+	colorAsk      = "#d55e00"
+	colorBuyFill  = "#0072b2"
+	colorSellFill = "#e69f00"
+)
 
 func unix(t time.Time) float64 { return float64(t.Unix()) }
 
@@ -82,17 +94,8 @@ func WriteHTML(w io.Writer, r *accounting.Results) error {
 	pnl.X = append(pnl.X, unix(r.End))
 	pnl.Y = append(pnl.Y, r.Total.PnL.InexactFloat64())
 	d.PnLPlot = chart{Title: "Cumulative PnL (marked, net of fees)", YLabel: "collateral", Series: []plotSeries{pnl}}.render()
-	if journal(r) { // by market, as in the table
-		for _, m := range markets(r) {
-			for _, tok := range m.tokens {
-				d.Tokens = append(d.Tokens, tokenSection(r, tok))
-			}
-		}
-	} else {
-		for _, tok := range r.Tokens {
-			d.Tokens = append(d.Tokens, tokenSection(r, &tok))
-		}
-	}
+	d.DrawdownPlot = drawdownChart(r)
+	d.Markets = htmlMarkets(r)
 	for _, m := range r.Markouts {
 		if journal(r) {
 			break
@@ -120,8 +123,8 @@ func tokenSection(r *accounting.Results, tok *accounting.TokenSummary) htmlToken
 		{"resolved", fmt.Sprint(tok.Resolved)},
 	}}
 	mid := plotSeries{Name: "mid", Color: "#444"}
-	bid := plotSeries{Name: "our bid", Color: "#2a9d4a", Step: true, Dashed: true}
-	ask := plotSeries{Name: "our ask", Color: "#c0392b", Step: true, Dashed: true}
+	bid := plotSeries{Name: "our bid", Color: colorBid, Step: true, Dashed: true}
+	ask := plotSeries{Name: "our ask", Color: colorAsk, Step: true, Dashed: true}
 	pos := plotSeries{Name: "position", Color: "#7b4fbf", Step: true}
 	for _, s := range r.Series {
 		if s.TokenID != tok.TokenID {
@@ -178,8 +181,8 @@ func journalTokenSection(r *accounting.Results, tok *accounting.TokenSummary) ht
 
 // fillSeries are the buy and sell fills of one token, as points.
 func fillSeries(r *accounting.Results, token string) (buys, sells plotSeries) {
-	buys = plotSeries{Name: "buy fills", Color: "#2a9d4a", Scatter: true}
-	sells = plotSeries{Name: "sell fills", Color: "#c0392b", Scatter: true}
+	buys = plotSeries{Name: "buy fills", Color: colorBuyFill, Scatter: true}
+	sells = plotSeries{Name: "sell fills", Color: colorSellFill, Scatter: true}
 	for _, f := range r.Fills {
 		if f.TokenID != token {
 			continue

@@ -50,8 +50,8 @@ func journalSummaryLines(r *accounting.Results) [][2]string {
 		{"orders sent / canceled", fmt.Sprintf("%d / %d", s.OrdersSent, s.CancelsSent)},
 		{"fill ratio", pct(s.FillRatio()) + " (" + money(s.FilledSize) + " of " + money(s.PlacedSize) + ")"},
 		{"max drawdown", money(r.MaxDrawdown)},
-		{"Sharpe (annualised)", num(r.Sharpe, 2)},
-		{"Sortino (annualised)", num(r.Sortino, 2)},
+		{"Sharpe (annualised)", ratioLine(r, r.Sharpe)},
+		{"Sortino (annualised)", ratioLine(r, r.Sortino)},
 	}
 }
 
@@ -89,6 +89,7 @@ func markets(r *accounting.Results) []market {
 		m.sum.Realized = m.sum.Realized.Add(t.Realized)
 		m.sum.Unrealized = m.sum.Unrealized.Add(t.Unrealized)
 		m.sum.PnL = m.sum.PnL.Add(t.PnL)
+		m.sum.SpreadPnL = m.sum.SpreadPnL.Add(t.SpreadPnL)
 	}
 	slices.SortFunc(out, func(a, b market) int { return strings.Compare(a.name, b.name) })
 	for _, m := range out {
@@ -306,6 +307,9 @@ type journalTotalsJSON struct {
 	MaxDrawdown decimal.Decimal  `json:"max_drawdown"`
 	Sharpe      accounting.Ratio `json:"sharpe"`
 	Sortino     accounting.Ratio `json:"sortino"`
+	// The samples behind Sharpe and Sortino, as in accounting.Headline.
+	RatioSamples  int           `json:"ratio_samples"`
+	RatioInterval time.Duration `json:"ratio_interval_ns"`
 }
 
 type journalMarketJSON struct {
@@ -341,7 +345,8 @@ func writeJournalJSON(w io.Writer, r *accounting.Results) error {
 	out := journalJSON{Source: "journal", Journal: r.Run.Data, Start: r.Start.UTC(), End: r.End.UTC(), Marks: r.Run.Marks,
 		Results: journalTotalsJSON{PnL: s.PnL, Realized: s.Realized, Unrealized: s.Unrealized, Fees: s.Fees, Volume: s.Volume,
 			Notional: s.Notional, Fills: s.Fills, Orders: s.OrdersSent, Canceled: s.CancelsSent, FillRatio: accounting.Ratio(s.FillRatio()),
-			MaxDrawdown: r.MaxDrawdown, Sharpe: accounting.Ratio(r.Sharpe), Sortino: accounting.Ratio(r.Sortino)},
+			MaxDrawdown: r.MaxDrawdown, Sharpe: accounting.Ratio(r.Sharpe), Sortino: accounting.Ratio(r.Sortino),
+			RatioSamples: r.RatioSamples, RatioInterval: r.Interval},
 		Markets: []journalMarketJSON{}, Tokens: []journalTokenJSON{}, Rates: ratesJSON(r)}
 	for _, m := range markets(r) {
 		out.Markets = append(out.Markets, journalMarketJSON{Market: m.name, Fills: m.sum.Fills, Volume: m.sum.Volume,

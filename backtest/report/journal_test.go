@@ -156,10 +156,10 @@ func TestJournalHTMLSelfContained(t *testing.T) {
 		}
 	}
 	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(page, -1)
-	// PnL, then the marks and the inventory of each of three tokens; no
-	// markout histograms.
-	if len(svgs) != 7 {
-		t.Fatalf("%d plots, want 7", len(svgs))
+	// PnL and drawdown, then the marks and the inventory of each of three
+	// tokens; no markout histograms.
+	if len(svgs) != 8 {
+		t.Fatalf("%d plots, want 8", len(svgs))
 	}
 	for i, s := range svgs {
 		if err := xml.Unmarshal([]byte(s), new(struct{})); err != nil {

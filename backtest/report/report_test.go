@@ -77,16 +77,20 @@ func TestHTMLSelfContained(t *testing.T) {
 		}
 	}
 	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(page, -1)
-	// PnL, price and inventory of one token, three markout histograms.
-	if len(svgs) != 6 {
-		t.Fatalf("%d plots, want 6", len(svgs))
+	// PnL, drawdown, price and inventory of one token, three markout
+	// histograms.
+	if len(svgs) != 7 {
+		t.Fatalf("%d plots, want 7", len(svgs))
 	}
 	for i, s := range svgs {
 		if err := xml.Unmarshal([]byte(s), new(struct{})); err != nil {
 			t.Errorf("plot %d is not well-formed: %v", i, err)
 		}
 	}
-	if !strings.Contains(svgs[1], `<circle`) || !strings.Contains(svgs[1], "our bid") {
+	if !strings.Contains(svgs[1], "Drawdown") {
+		t.Error("no drawdown plot after the PnL plot")
+	}
+	if !strings.Contains(svgs[2], `<circle`) || !strings.Contains(svgs[2], "our bid") {
 		t.Error("price plot lacks fills or quotes")
 	}
 }
@@ -214,5 +218,35 @@ func TestDurationForPeople(t *testing.T) {
 		if got := duration(c.in); got != c.want {
 			t.Errorf("duration(%d) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// Time-axis labels never repeat, and they resolve the tick spacing.
+func TestTimeLabelsDistinct(t *testing.T) {
+	base := float64(fixture.T0.Unix())
+	for _, c := range []struct {
+		from, span float64
+		first      string
+	}{
+		{7, 170, "12:00:30"},                     // 30 s ticks: seconds shown
+		{7, 150, "12:00:30"},                     // 2.5 minutes (the issue's run)
+		{7, 5, "12:00:07"},                       // 1 s ticks
+		{7, 3600, "12:10"},                       // 10-minute ticks
+		{7, 86400 * 3, "03-02 00:00"},            // half-day ticks cross days: dated
+		{11.5 * 3600, 3600, "23:30"},             // across midnight at 10 minutes
+		{0, 86400 * 30, "03-05"},                 // weekly ticks
+		{-3600 * 12, 1.5 * 86400, "03-01 00:00"}, // 6-hour ticks across a day boundary
+	} {
+		ticks := timeTicks(base+c.from, base+c.from+c.span)
+		labels := timeLabels(ticks)
+		if !unique(labels) {
+			t.Errorf("span %v from %v: labels repeat: %v", c.span, c.from, labels)
+		}
+		if len(labels) < 2 || labels[0] != c.first {
+			t.Errorf("span %v from %v: labels %v, want the first %q", c.span, c.from, labels, c.first)
+		}
+	}
+	if got := timeLabels([]float64{base}); len(got) != 1 || got[0] != "12:00:00" {
+		t.Errorf("a lone tick: %v", got)
 	}
 }

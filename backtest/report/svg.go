@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // A tiny SVG plotter for the HTML report: line, step and scatter series on
@@ -178,9 +177,10 @@ func (c chart) render() template.HTML {
 		b.line(x0, py(t), x1, py(t), "grid")
 		b.text(x0-6, py(t)+4, "end", "tick", fmtTick(t))
 	}
-	for _, v := range timeTicks(xmin, xmax) {
-		b.line(px(v), y0, px(v), y0+4, "axis")
-		b.text(px(v), y0+18, "middle", "tick", fmtTime(v, xmax-xmin))
+	ticks := timeTicks(xmin, xmax)
+	for i, l := range timeLabels(ticks) {
+		b.line(px(ticks[i]), y0, px(ticks[i]), y0+4, "axis")
+		b.text(px(ticks[i]), y0+18, "middle", "tick", l)
 	}
 	b.line(x0, y0, x1, y0, "axis")
 	b.line(x0, y0, x0, y1, "axis")
@@ -239,40 +239,6 @@ func (c chart) render() template.HTML {
 	}
 	b.WriteString("</svg>")
 	return template.HTML(b.String()) // built from escaped parts
-}
-
-// timeSteps are the candidate spacings of time-axis ticks, in seconds.
-var timeSteps = [...]float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
-	3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400}
-
-// timeTicks returns at most 7 round times (multiples of a step from
-// timeSteps) within [lo, hi], in Unix seconds.
-func timeTicks(lo, hi float64) []float64 {
-	step := timeSteps[len(timeSteps)-1]
-	for _, s := range timeSteps {
-		if (hi-lo)/s <= 6 {
-			step = s
-			break
-		}
-	}
-	var out []float64
-	for v := math.Ceil(lo/step) * step; v <= hi && len(out) < 50; v += step {
-		out = append(out, v)
-	}
-	return out
-}
-
-// fmtTime labels a time axis tick; the format depends on the span shown.
-func fmtTime(unix, span float64) string {
-	t := time.Unix(int64(unix), 0).UTC()
-	switch {
-	case span < 120:
-		return t.Format("15:04:05")
-	case span < 2*86400:
-		return t.Format("15:04")
-	default:
-		return t.Format("01-02 15:04")
-	}
 }
 
 // histogram draws the distribution of values in bins equal-width bins.

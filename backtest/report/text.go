@@ -60,6 +60,27 @@ func num(v float64, prec int) string {
 	return s
 }
 
+// ratioLine shows Sharpe or Sortino with the samples behind it: "1.52 (3600
+// samples of 1s)", or "n/a (149 samples of 1s, 2m29s; needs at least 30
+// samples and 1h)" when the run is too short for the ratio
+// (accounting.MinRatioSamples).
+func ratioLine(r *accounting.Results, v float64) string {
+	s := fmt.Sprintf("%d %s of %s", r.RatioSamples, plural(r.RatioSamples, "sample"), duration(r.Interval))
+	if r.RatiosTooFew() {
+		return fmt.Sprintf("n/a (%s, %s; needs at least %d samples and %s)", s, duration(time.Duration(r.RatioSamples)*r.Interval),
+			accounting.MinRatioSamples, duration(accounting.MinRatioSpan))
+	}
+	return num(v, 2) + " (" + s + ")"
+}
+
+// plural is word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
 func pct(v float64) string { return num(100*v, 2) + "%" }
 
 // runLines are the lines that name what was run; every report starts with
@@ -107,8 +128,8 @@ func summaryLines(r *accounting.Results) [][2]string {
 		{"fill ratio", pct(s.FillRatio()) + " (" + money(s.FilledSize) + " of " + money(s.PlacedSize) + ")"},
 		{"avg queue wait", wait},
 		{"max drawdown", money(r.MaxDrawdown)},
-		{"Sharpe (annualised)", num(r.Sharpe, 2)},
-		{"Sortino (annualised)", num(r.Sortino, 2)},
+		{"Sharpe (annualised)", ratioLine(r, r.Sharpe)},
+		{"Sortino (annualised)", ratioLine(r, r.Sortino)},
 		{"reward score share", pct(r.RewardShare()) + fmt.Sprintf(" (%d samples)", r.Samples)},
 	}
 }

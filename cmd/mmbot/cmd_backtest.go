@@ -185,6 +185,9 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	for _, n := range scan.Notes {
 		base.log.Warn().Msg(n)
 	}
+	if err := checkHalfMarkets(scan, markets); err != nil {
+		return err
+	}
 	if bf.interval < 0 {
 		return usagef("--interval must not be negative")
 	}
@@ -198,9 +201,9 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 			return err
 		}
 	}
-	labels := tokenLabels(markets)
+	names := reportNames(markets)
 	one := func(ctx context.Context, run *backtestRun) (*accounting.Results, error) {
-		return run.replay(ctx, bf.data, markets, prog, bf.interval, labels)
+		return run.replay(ctx, bf.data, markets, prog, bf.interval, names)
 	}
 	if len(params) == 0 {
 		res, err := one(ctx, runs[0])
@@ -347,7 +350,7 @@ func (s *backtestSetup) forCombo(c sweep.Combo) (*backtestRun, error) {
 
 // replay runs one backtest of the recording at path.
 func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress,
-	interval time.Duration, labels map[string]string) (*accounting.Results, error) {
+	interval time.Duration, names marketNames) (*accounting.Results, error) {
 	cfg := run.cfg
 	params, est, err := strategyParams(cfg)
 	if err != nil {
@@ -369,6 +372,9 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	defer rd.Close()
+	// The replay reads the books' Fixed levels, and converts to decimals
+	// only the books the strategy reads.
+	rd.FixedLevelsOnly()
 	// Decoding (zstd and binary, or gzip and JSON) runs ahead on its own
 	// goroutine.
 	src := replay.Prefetch(rd, 0, 0)
@@ -380,7 +386,8 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 			ProgressEvery: 4096, OnProgress: prog.events(4096)},
 		Accumulator: accounting.AccumulatorConfig{
 			Interval: interval,
-			Run: accounting.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo), Labels: labels,
+			Run: accounting.RunInfo{Data: path, Strategy: describeStrategy(cfg, run.combo),
+				Labels: names.labels, Markets: names.markets, Questions: names.questions,
 				Fees: fillmodel.Fees{MakerBps: decimal.NewFromInt(int64(cfg.Backtest.MakerFeeBps)), TakerBps: decimal.NewFromInt(int64(cfg.Backtest.TakerFeeBps))}},
 			Caps: accounting.RateCaps{Orders10s: limits.PostOrderBurst.Requests, Orders10m: limits.PostOrderSustained.Requests,
 				Cancels10s: limits.DeleteOrderBurst.Requests, Cancels10m: limits.DeleteOrderSustained.Requests},
@@ -440,6 +447,21 @@ func pickMarkets(scan *replay.MarketScan, mc *configs.Markets) ([]strategy.Marke
 	return out, nil
 }
 
+// checkHalfMarkets refuses a backtest in which no market can be quoted
+// because each has books of one outcome only (the strategy needs both):
+// it would run to the end without an order. Some such markets among
+// others are left to the scan's notes.
+func checkHalfMarkets(scan *replay.MarketScan, markets []strategy.Market) error {
+	half := scan.HalfMarkets(markets)
+	if len(half) == 0 || len(half) < len(markets) {
+		return nil
+	}
+	m := half[0]
+	return fmt.Errorf("nothing to quote: %d of %d markets have books of one outcome only (market %s: %d books of YES, %d of NO); "+
+		"the strategy quotes a market only with the books of both outcomes (record both tokens: see docs/backtesting.md)",
+		len(half), len(markets), m.ConditionID, scan.Books[m.TokenIDs[strategy.Yes]], scan.Books[m.TokenIDs[strategy.No]])
+}
+
 // sampleInterval chooses the series' sampling interval from the recording's
 // span: about 300 samples, rounded to 1s, 5s, 10s, 30s or 1m (a day-long
 // recording gets the one-minute samples the metrics are defined on; a
@@ -454,17 +476,35 @@ func sampleInterval(span time.Duration) time.Duration {
 	return time.Minute
 }
 
-// tokenLabels names each token for the reports: the market's slug (or a
-// shortened condition id) and the outcome.
-func tokenLabels(markets []strategy.Market) map[string]string {
-	out := make(map[string]string, 2*len(markets))
+// marketNames name the markets and tokens for the reports (RunInfo
+// Labels, Markets and Questions).
+type marketNames struct {
+	labels    map[string]string // token → "<market> YES"
+	markets   map[string]string // token → market name
+	questions map[string]string // market name → question, where known
+}
+
+// reportNames names each market by its slug (or a shortened condition id),
+// each token by its market and outcome, and keeps the questions known. A
+// recording carries no question (recording.Meta has none): the markets a
+// backtest scans from one have it only when the market list said it.
+func reportNames(markets []strategy.Market) marketNames {
+	n := marketNames{labels: make(map[string]string, 2*len(markets)), markets: make(map[string]string, 2*len(markets)),
+		questions: map[string]string{}}
 	for _, m := range markets {
 		name := m.Slug
 		if name == "" {
 			name = shortID(m.ConditionID)
 		}
-		out[m.TokenIDs[strategy.Yes]] = name + " YES"
-		out[m.TokenIDs[strategy.No]] = name + " NO"
+		for o, suffix := range [2]string{strategy.Yes: " YES", strategy.No: " NO"} {
+			if tok := m.TokenIDs[o]; tok != "" {
+				n.labels[tok] = name + suffix
+				n.markets[tok] = name
+			}
+		}
+		if m.Question != "" {
+			n.questions[name] = m.Question
+		}
 	}
-	return out
+	return n
 }

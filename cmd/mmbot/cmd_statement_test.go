@@ -284,8 +284,8 @@ func TestStatementOut(t *testing.T) {
 			t.Errorf("report.html contains %q", bad)
 		}
 	}
-	if n := len(regexp.MustCompile(`<svg`).FindAllString(page, -1)); n != 7 || !strings.Contains(page, "<h2>Markets</h2>") {
-		t.Errorf("report.html has %d plots (want 7: PnL, mark and inventory of 3 tokens)", n)
+	if n := len(regexp.MustCompile(`<svg`).FindAllString(page, -1)); n != 8 || !strings.Contains(page, "<h2>Markets</h2>") {
+		t.Errorf("report.html has %d plots (want 8: PnL, drawdown, mark and inventory of 3 tokens)", n)
 	}
 }
 
