@@ -131,6 +131,7 @@ type marketRun struct {
 	open      []*liveOrder
 	res       strategy.PassResult
 	need      float64
+	limit     risk.Reason // the limit that held its quotes back in its last pass; 0: none
 }
 
 // refusal returns why the market's data is refused, or "".

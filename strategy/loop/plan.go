@@ -82,9 +82,11 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		for _, p := range res.Places {
 			places = append(places, placement{market: i, order: p})
 		}
+		l.noteLimit(mr, &res)
 		for _, r := range res.Rejected {
 			rep.Rejected = append(rep.Rejected, r.Err.Reason.String())
 			l.tally.Rejected++
+			l.tally.RejectedBy[r.Err.Reason]++
 			l.log.Debug().Str("market", short(mr.m.ConditionID)).Str("order", r.Err.Order.String()).Str("reason", r.Err.Reason.String()).
 				Str("detail", r.Err.Detail).Msg("risk check refused an order")
 		}
@@ -92,6 +94,27 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		rem.Places -= len(res.Places)
 	}
 	return cancels, places
+}
+
+// noteLimit counts the quotes a limit held back in the market's final pass
+// and logs, once, when the limit holding the market back changes or clears
+// (not every cycle it holds).
+func (l *Loop) noteLimit(mr *marketRun, res *strategy.PassResult) {
+	for r, n := range res.Limited {
+		l.tally.HeldBack[r] += n
+	}
+	lim := res.Limit()
+	if lim == mr.limit {
+		return
+	}
+	switch {
+	case lim != 0:
+		l.log.Info().Str("market", short(mr.m.ConditionID)).Str("limit", lim.String()).
+			Msg("quotes held back by a risk limit: shrunk or left out to stay within it")
+	default:
+		l.log.Info().Str("market", short(mr.m.ConditionID)).Str("limit", mr.limit.String()).Msg("quotes no longer held back by a risk limit")
+	}
+	mr.limit = lim
 }
 
 // riskFair is the market's fair value for the risk totals (-1: none).
