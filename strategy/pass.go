@@ -46,11 +46,14 @@ type PassResult struct {
 	Limited [risk.NumReasons]int
 }
 
-// Limit returns the first limit (in the order of the risk.Reason
-// constants) that held a quote back in this pass, or 0 when none did.
+// Limit returns the first limit on size or capital (in the order of the
+// risk.Reason constants) that held a quote back in this pass, or 0 when
+// none did. The cool-down and the shares already offered are left out:
+// they hold single quotes back for a moment (after a fill; while a kept
+// SELL is a little larger than its quote), not the market.
 func (r *PassResult) Limit() risk.Reason {
 	for i, n := range r.Limited {
-		if n > 0 {
+		if n > 0 && risk.Reason(i) != risk.ReasonCooldown && risk.Reason(i) != risk.ReasonSellExceedsPosition {
 			return risk.Reason(i)
 		}
 	}
@@ -68,7 +71,9 @@ func (r *PassResult) Limit() risk.Reason {
 // market's minimum size. The quotes then shrink smoothly as a limit comes
 // near, and the planner keeps the orders that match them. Every planned
 // order still goes through Check; one that a kept order's extra size (within
-// the tolerance) pushes past a limit is cut again rather than refused.
+// the tolerance) pushes past a limit is cut again rather than refused, and
+// one on an outcome and side still in the cool-down after a fill waits
+// (counted in Limited, not Rejected).
 func (q *Quoter) Pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals) (PassResult, error) {
 	var r PassResult
 	r.Fair, r.HasFair = fairOf(s, st)
@@ -106,6 +111,10 @@ func (q *Quoter) Pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals
 		ro := o.Risk()
 		err := q.Checker.Check(ro, &e)
 		var rej *risk.Rejection
+		if errors.As(err, &rej) && rej.Reason == risk.ReasonCooldown {
+			r.Limited[risk.ReasonCooldown]++ // waits for the cool-down: held back, not refused
+			continue
+		}
 		if errors.As(err, &rej) && sizeBound(rej.Reason) {
 			if size, why := q.Checker.Fit(ro, &e); why != 0 {
 				r.Limited[why]++
