@@ -239,9 +239,11 @@ func TestStatusFieldsDocumented(t *testing.T) {
 			documented[p] = true
 		}
 	}
+	// Objects keyed by reason name: their keys are data, not fields.
+	byReason := regexp.MustCompile(`^totals\.(risk_rejections_by_reason|held_back_by_limit)\.`)
 	var missing, extra []string
 	for f, isObject := range fields {
-		if !documented[f] && !isObject {
+		if !documented[f] && !isObject && !byReason.MatchString(f) {
 			missing = append(missing, f)
 		}
 	}
