@@ -80,16 +80,27 @@ func TestLoopHeldBackByLimitLoggedOnce(t *testing.T) {
 		t.Fatalf("%d held-back lines over 3 cycles, want 1; log:\n%s", n, buf)
 	}
 
-	// The SELL fills: flat again, the limit clears, once.
+	// The SELL fills: flat again, the status shows no limit at once, and
+	// the log says the limit cleared once it has stayed clear for
+	// clearAfter cycles (a market at a limit fits now and then).
 	if r.v.fill("yes", exchange.Sell, "10") == "" {
 		t.Fatal("no YES sell to fill")
 	}
 	r.nextCycle(t)
-	r.nextCycle(t)
 	if st := r.l.Status(); st.Markets[0].Limit != "" {
 		t.Fatalf("limit %q after the position is gone", st.Markets[0].Limit)
 	}
-	if n := strings.Count(buf.String(), "quotes no longer held back by a risk limit"); n != 1 {
+	const cleared = "quotes no longer held back by a risk limit"
+	for i := 1; i < clearAfter; i++ {
+		if strings.Contains(buf.String(), cleared) {
+			t.Fatalf("cleared after %d cycles, want %d", i, clearAfter)
+		}
+		r.nextCycle(t)
+	}
+	for range 3 {
+		r.nextCycle(t)
+	}
+	if n := strings.Count(buf.String(), cleared); n != 1 {
 		t.Fatalf("%d cleared lines, want 1; log:\n%s", n, buf)
 	}
 }
