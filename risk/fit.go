@@ -19,19 +19,46 @@ const NumReasons = int(reasonEnd)
 // on the size and are left to Check, which a fitted order still has to
 // pass. Fit does not modify e.
 //
-// The planner sizes its quotes with it, so that quotes shrink as a limit
-// comes near instead of being refused cycle after cycle.
+// The planner sizes its quotes with it (through a Fitter), so that quotes
+// shrink as a limit comes near instead of being refused cycle after cycle.
 func (c *Checker) Fit(o Order, e *Exposure) (decimal.Decimal, Reason) {
-	s, why := c.fit(o, e)
+	f := c.Fitter(e)
+	s, why := f.Fit(o.Outcome, o.Side, round(o.Price, up), round(o.Size, up))
 	return s.Decimal(), why
 }
 
-func (c *Checker) fit(o Order, e *Exposure) (exchange.Fixed, Reason) {
-	l := &c.lim
-	size := round(o.Size, up)
-	price := round(o.Price, up)
-	if size <= 0 || price <= 0 || price >= one || (o.Outcome != Yes && o.Outcome != No) || !o.Side.Valid() {
-		return 0, 0 // Check refuses it whatever its size
+// Fitter sizes one market's orders in turn within the size-dependent limits
+// (see Fit): each order is fitted against the exposure it was made from
+// plus the orders Added since. It works in base units and allocates
+// nothing; it is a value, not safe for concurrent use.
+type Fitter struct {
+	lim                        *unitLimits
+	m                          marketMeasure
+	held                       [2]exchange.Fixed
+	othersShares, othersAtRisk exchange.Fixed
+}
+
+// Fitter measures e (its position, open orders and other markets) for
+// fitting orders against it.
+func (c *Checker) Fitter(e *Exposure) Fitter {
+	return Fitter{lim: &c.lim, m: measure(fairValue(e.Fair), e.Position, e.Open),
+		held:         [2]exchange.Fixed{round(e.Position[Yes], down), round(e.Position[No], down)},
+		othersShares: round(e.Others.Shares, up), othersAtRisk: round(e.Others.AtRisk, up)}
+}
+
+// Add counts an order (price and size in base units) as open, for the
+// orders fitted after it.
+func (f *Fitter) Add(outcome int, side exchange.Side, price, size exchange.Fixed) {
+	f.m.addUnits(outcome, side, price, size)
+}
+
+// Fit returns the largest size, at most size, for an order of outcome and
+// side at price (base units), and the limit that bound it (0: none). An
+// order that Check refuses whatever its size (invalid) gets 0 and 0.
+func (f *Fitter) Fit(outcome int, side exchange.Side, price, size exchange.Fixed) (exchange.Fixed, Reason) {
+	l := f.lim
+	if size <= 0 || price <= 0 || price >= one || (outcome != Yes && outcome != No) || !side.Valid() {
+		return 0, 0
 	}
 	best, why := size, Reason(0)
 	bound := func(s exchange.Fixed, r Reason) {
@@ -45,15 +72,14 @@ func (c *Checker) fit(o Order, e *Exposure) (exchange.Fixed, Reason) {
 	if l.orderNotional > 0 {
 		bound(maxSizeFor(l.orderNotional, price), ReasonOrderNotional)
 	}
-	fair := fairValue(e.Fair)
-	before := measure(fair, e.Position, e.Open)
-	if o.Side == exchange.Sell {
-		bound(round(e.Position[o.Outcome], down)-before.sells[o.Outcome], ReasonSellExceedsPosition)
+	before := &f.m
+	if side == exchange.Sell {
+		bound(f.held[outcome]-before.sells[outcome], ReasonSellExceedsPosition)
 	}
 	// Worst-case shares: the check applies only when the order raises the
 	// worst case, so up to the present worst case always passes.
 	dir := before.longNo
-	if bidLike(o.Outcome, o.Side) {
+	if bidLike(outcome, side) {
 		dir = before.longYes
 	}
 	w := before.worst()
@@ -61,19 +87,18 @@ func (c *Checker) fit(o Order, e *Exposure) (exchange.Fixed, Reason) {
 		bound(max(w, l.marketShares)-dir, ReasonMarketShares)
 	}
 	if l.totalShares > 0 {
-		bound(max(w, l.totalShares-round(e.Others.Shares, up))-dir, ReasonTotalShares)
+		bound(max(w, l.totalShares-f.othersShares)-dir, ReasonTotalShares)
 	}
 	// Collateral at risk: only a BUY adds to it, and the limits apply only
 	// when the order leaves the position long in its own direction; up to
 	// −dir shares unwind and always pass.
-	if o.Side == exchange.Buy {
+	if side == exchange.Buy {
 		free := max(-dir, 0)
 		if l.marketAtRisk > 0 {
 			bound(max(free, maxSizeFor(l.marketAtRisk-before.atRisk, price)), ReasonMarketAtRisk)
 		}
 		if l.totalAtRisk > 0 {
-			room := l.totalAtRisk - satAdd(round(e.Others.AtRisk, up), before.atRisk)
-			bound(max(free, maxSizeFor(room, price)), ReasonTotalAtRisk)
+			bound(max(free, maxSizeFor(l.totalAtRisk-satAdd(f.othersAtRisk, before.atRisk), price)), ReasonTotalAtRisk)
 		}
 	}
 	return best, why

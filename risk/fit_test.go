@@ -105,6 +105,20 @@ func TestFitProperty(t *testing.T) {
 				t.Fatalf("case %d: fitted %s refused: %v (limits %+v, exposure %+v)", i, fo, rej, lim, e)
 			}
 		}
+		// A Fitter that counted the fitted order sees what Fit sees with the
+		// order open.
+		if size.IsPositive() {
+			f := c.Fitter(&e)
+			f.Add(o.Outcome, o.Side, round(o.Price, up), round(size, up))
+			e2 := e
+			e2.Open = append(append([]Order(nil), e.Open...), Order{Outcome: o.Outcome, Side: o.Side, Price: o.Price, Size: size})
+			o2 := orderOf()
+			s1, w1 := f.Fit(o2.Outcome, o2.Side, round(o2.Price, up), round(o2.Size, up))
+			s2, w2 := c.Fit(o2, &e2)
+			if !s1.Decimal().Equal(s2) || w1 != w2 {
+				t.Fatalf("case %d: Fitter after Add %s, %v; Fit with the order open %s, %v", i, s1.Decimal(), w1, s2, w2)
+			}
+		}
 		if why != 0 {
 			cut++
 			mo := o

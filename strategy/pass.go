@@ -20,7 +20,6 @@ type Quoter struct {
 	open     []risk.Order
 	accepted []Order
 	rejected []Rejected
-	fitted   []risk.Order
 	byLevel  []int
 }
 
@@ -83,7 +82,11 @@ func (q *Quoter) Pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals
 	if !r.HasFair {
 		e.Fair = -1
 	}
-	minCs := minCentiShares(s.MinSize)
+	g, err := newGrid(s.Tick, s.MinSize)
+	if err != nil {
+		return r, err
+	}
+	minCs := g.minCs
 	if q.Checker != nil {
 		q.fitDesired(&e, minCs, &r.Limited)
 	}

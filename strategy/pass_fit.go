@@ -26,8 +26,8 @@ func sizeBound(r risk.Reason) bool {
 // against the position, the other markets and the quotes fitted before it,
 // as if the desired quotes were the market's only orders (they are what
 // the plan leaves resting). A quote cut below minCs centi-shares gets size
-// 0, which the planner drops. lim counts the cuts per limit. e.Open is left
-// holding the fitted quotes.
+// 0, which the planner drops. lim counts the cuts per limit. It works in
+// base units and allocates nothing once its buffer has grown.
 func (q *Quoter) fitDesired(e *risk.Exposure, minCs int64, lim *[risk.NumReasons]int) {
 	q.byLevel = q.byLevel[:0]
 	for i := range q.desired {
@@ -35,8 +35,7 @@ func (q *Quoter) fitDesired(e *risk.Exposure, minCs int64, lim *[risk.NumReasons
 	}
 	desired := q.desired
 	slices.SortStableFunc(q.byLevel, func(a, b int) int { return cmp.Compare(desired[a].Level, desired[b].Level) })
-	q.fitted = q.fitted[:0]
-	e.Open = q.fitted
+	f := q.Checker.Fitter(e)
 	for _, i := range q.byLevel {
 		d := &q.desired[i]
 		if !d.Outcome.Valid() || !d.Side.Valid() || math.IsNaN(d.Price) || !(d.Size > 0) || d.Size > maxSize {
@@ -46,42 +45,38 @@ func (q *Quoter) fitDesired(e *risk.Exposure, minCs int64, lim *[risk.NumReasons
 		if cs < minCs {
 			continue
 		}
-		o := risk.Order{Outcome: int(d.Outcome), Side: d.Side, Price: fitPrice(d.Price, d.Side), Size: decimal.New(cs, -2)}
-		size, why := q.Checker.Fit(o, e)
+		price := fitPrice(d.Price, d.Side)
+		size, why := f.Fit(int(d.Outcome), d.Side, price, exchange.Fixed(cs*centi))
 		if why != 0 {
 			lim[why]++
-			if cs = centiSharesDec(size); cs < minCs {
+			if cs = int64(size) / centi; cs < minCs {
 				d.Size = 0
 				continue
 			}
 			d.Size = float64(cs) / 100
-			o.Size = decimal.New(cs, -2)
 		}
-		e.Open = append(e.Open, o)
+		f.Add(int(d.Outcome), d.Side, price, exchange.Fixed(cs*centi))
 	}
-	q.fitted = e.Open
 }
 
-// fitPrice is a model price as the limits should see it before the planner
-// puts it on the grid: a BUY's price only goes down there (rounded down,
-// kept off the others' asks), so its price rounded up to 6 decimals counts
-// at least the collateral the order will lock. A SELL locks none.
-func fitPrice(p float64, sd exchange.Side) decimal.Decimal {
-	const scale = 1e6
-	n := int64(math.Ceil(min(max(p, 0), 1)*scale - 1e-6))
+// centi is a centi-share in base units.
+const centi = exchange.FixedScale / 100
+
+// fitPrice is a model price in base units as the limits should see it
+// before the planner puts it on the grid: a BUY's price only goes down
+// there (rounded down, kept off the others' asks), so its price rounded up
+// counts at least the collateral the order will lock. A SELL locks none.
+func fitPrice(p float64, sd exchange.Side) exchange.Fixed {
+	const scale = exchange.FixedScale
+	p = min(max(p, 0), 1) * scale
+	n := int64(math.Ceil(p - 1e-6))
 	if sd == exchange.Sell {
-		n = int64(math.Floor(min(max(p, 0), 1)*scale + 1e-6))
+		n = int64(math.Floor(p + 1e-6))
 	}
-	return decimal.New(min(max(n, 1), scale-1), -6)
+	return exchange.Fixed(min(max(n, 1), scale-1))
 }
 
 // centiSharesDec rounds a size down to 2 decimals, in centi-shares.
 func centiSharesDec(s decimal.Decimal) int64 {
 	return s.Shift(2).Floor().IntPart()
-}
-
-// minCentiShares is the market's minimum order size in centi-shares (at
-// least 1), as the planner applies it.
-func minCentiShares(m decimal.Decimal) int64 {
-	return max(m.Shift(2).Ceil().IntPart(), 1)
 }
