@@ -177,6 +177,7 @@ func TestInventoryProperty(t *testing.T) {
 		p, l, f := inventoryScenario(t, seed)
 		places, limited, fills = places+p, limited+l, fills+f
 	}
+	t.Logf("%d runs of 150 cycles: %d orders placed, %d quotes held back by a limit, %d fills", n, places, limited, fills)
 	// The generator must reach the limits and fill orders, or the test
 	// says nothing.
 	if limited < n || fills < n || places < n {
