@@ -3,10 +3,13 @@ package loop
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/clocktest"
@@ -119,4 +122,90 @@ func TestLoopRejectionsByReason(t *testing.T) {
 	if tl.Rejected != 4 || tl.RejectedBy[risk.ReasonCollar] != 4 || sum != tl.Rejected {
 		t.Fatalf("rejected %d, by reason %v", tl.Rejected, tl.RejectedBy)
 	}
+}
+
+// Over many cycles of three markets sharing the total limits, with random
+// fills, the loop never has an order refused for a size or capital limit
+// (the planner sizes quotes within them, across markets), the worst-case
+// position stays within the limits, and the collateral at risk stays
+// within the budget but for what fills add: a BUY filled at 0.48 is marked
+// at the fair 0.50.
+func TestLoopLimitsAcrossMarkets(t *testing.T) {
+	v := newFakeVenue()
+	markets := nMarkets(3)
+	for _, m := range markets {
+		v.setBook(m.TokenIDs[0], "0.48", "0.52", lt0)
+		v.setBook(m.TokenIDs[1], "0.48", "0.52", lt0)
+	}
+	model, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.02, 0.03}, Sizes: []float64{10, 10}, AllowSell: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := risk.Limits{MaxMarketShares: dec("30"), MaxTotalShares: dec("60"), MaxTotalAtRisk: dec("25")}
+	chk, err := risk.NewChecker(lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kill, err := risk.NewKillSwitch(risk.KillConfig{MaxConsecutiveErrors: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := clocktest.New(lt0)
+	l, err := New(Config{Markets: markets, Estimators: strategy.DefaultEstimatorParams(), Kill: kill,
+		Params: Params{Model: model, Tolerance: strategy.Tolerance{SizeFrac: 0.1}, Checker: chk}},
+		v, &fakeSigner{}, newMemJournal(), clock, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rnd := rand.New(rand.NewPCG(7, 7))
+	sides := []exchange.Side{exchange.Buy, exchange.Sell}
+	for cycle := range 200 {
+		if err := l.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		st := l.Status()
+		for r, n := range st.Tally.RejectedBy {
+			if n > 0 && r != int(risk.ReasonSelfCross) {
+				t.Fatalf("cycle %d: %d orders refused for %s", cycle, n, risk.Reason(r))
+			}
+		}
+		var shares, atRisk decimal.Decimal
+		for _, ms := range st.Markets {
+			var open []risk.Order
+			for _, o := range ms.Orders {
+				open = append(open, risk.Order{Outcome: int(o.Outcome), Side: o.Side, Price: o.Price, Size: o.Size.Sub(o.Matched)})
+			}
+			tot := risk.MarketTotals(0.5, ms.Position, open)
+			if tot.Shares.GreaterThan(lim.MaxMarketShares) {
+				t.Fatalf("cycle %d: market %s worst case %s over %s", cycle, ms.ConditionID, tot.Shares, lim.MaxMarketShares)
+			}
+			shares, atRisk = shares.Add(tot.Shares), atRisk.Add(tot.AtRisk)
+		}
+		if shares.GreaterThan(lim.MaxTotalShares) {
+			t.Fatalf("cycle %d: total worst case %s over %s", cycle, shares, lim.MaxTotalShares)
+		}
+		if slack := st.Tally.Volume.Mul(dec("0.02")); atRisk.GreaterThan(lim.MaxTotalAtRisk.Add(slack)) {
+			t.Fatalf("cycle %d: %s at risk over the budget %s (+%s from fills)", cycle, atRisk, lim.MaxTotalAtRisk, slack)
+		}
+		// Fill a random order of a random market, partly or whole.
+		m := markets[rnd.IntN(len(markets))]
+		v.fill(m.TokenIDs[rnd.IntN(2)], sides[rnd.IntN(2)], []string{"2", "5", "10"}[rnd.IntN(3)])
+		clock.Advance(time.Second)
+		for _, m := range markets {
+			v.setBook(m.TokenIDs[0], "0.48", "0.52", clock.Now())
+			v.setBook(m.TokenIDs[1], "0.48", "0.52", clock.Now())
+		}
+	}
+	tl := l.Status().Tally
+	held := 0
+	for _, n := range tl.HeldBack {
+		held += n
+	}
+	if tl.Fills < 50 || held == 0 || tl.Placed < 50 {
+		t.Fatalf("a weak run: %d fills, %d placed, %d quotes held back", tl.Fills, tl.Placed, held)
+	}
+	t.Logf("200 cycles: %d placed, %d fills, held back %v, rejected %v", tl.Placed, tl.Fills, tl.HeldBack, tl.RejectedBy)
 }
