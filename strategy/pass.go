@@ -33,7 +33,7 @@ type Rejected struct {
 type PassResult struct {
 	Fair     float64
 	HasFair  bool
-	Desired  []Desired   // the model's quotes, before the planner
+	Desired  []Desired   // the model's quotes, sized within the limits, before the planner
 	Cancels  []OpenOrder // to cancel first
 	Places   []Order     // planned and accepted by the risk checks
 	Kept     []OpenOrder // open orders left in place
