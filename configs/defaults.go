@@ -84,6 +84,7 @@ func Defaults() Config {
 			OrderSize:           d("10"),
 			PriceToleranceTicks: 1,
 			SizeTolerance:       d("0.1"),
+			AllowSell:           true,
 			QuoteBothTokens:     true,
 			LiftToMinSize:       true,
 			OrderReadShare:      0.1,

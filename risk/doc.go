@@ -14,6 +14,11 @@
 // Reason says which check failed; errors.Is(err, ErrRejected) holds for all of
 // them.
 //
+// Fit (and a Fitter, for a market's orders in turn) answers the converse
+// question for the checks that depend on an order's size: the largest size
+// they accept and the limit that binds. The planner sizes its quotes with it,
+// so that quotes shrink within the limits instead of being refused.
+//
 // A KillSwitch trips on loss or drawdown, consecutive order errors, an error
 // rate over a sliding window, a stale book, clock skew, cancels throttled for
 // too long, and by Trip from a watcher outside its feeds (Halt by hand; the

@@ -138,15 +138,19 @@ func measure(fair exchange.Fixed, pos [2]decimal.Decimal, open []Order) marketMe
 
 // add accounts for one more open order.
 func (m *marketMeasure) add(o Order) {
-	s := round(o.Size, up)
-	if bidLike(o.Outcome, o.Side) {
+	m.addUnits(o.Outcome, o.Side, round(o.Price, up), round(o.Size, up))
+}
+
+// addUnits is add with price and size in base units, rounded up.
+func (m *marketMeasure) addUnits(outcome int, side exchange.Side, price, s exchange.Fixed) {
+	if bidLike(outcome, side) {
 		m.longYes = satAdd(m.longYes, s)
 	} else {
 		m.longNo = satAdd(m.longNo, s)
 	}
-	if o.Side == exchange.Buy {
-		m.atRisk = satAdd(m.atRisk, mulUp(round(o.Price, up), s))
-	} else if o.Outcome == Yes || o.Outcome == No {
-		m.sells[o.Outcome] = satAdd(m.sells[o.Outcome], s)
+	if side == exchange.Buy {
+		m.atRisk = satAdd(m.atRisk, mulUp(price, s))
+	} else if outcome == Yes || outcome == No {
+		m.sells[outcome] = satAdd(m.sells[outcome], s)
 	}
 }

@@ -10,16 +10,18 @@
 //
 //	st.Observe(snap)                          // update the volatility and intensity estimators
 //	desired = model.Quote(desired[:0], snap, st) // float64 prices in (0,1), sizes in shares
+//	sizes cut to the risk limits              // risk.Checker.Fitter, nearest levels first
 //	plan, _ = planner.Plan(desired, snap, tol, budget)
 //	risk checks on plan.Places                // package risk
 //
-// and Quoter.Pass runs the last three steps with reused buffers.
+// and Quoter.Pass runs the last four steps with reused buffers.
 //
 // Outcomes: every market has two outcome tokens, YES (index 0) and NO (index
 // 1), whose fair prices sum to 1. A BUY of NO at q is the ask on YES at 1−q,
 // so a two-sided market needs no inventory: models quote BUY orders on both
-// tokens, and SELL orders on a token only when the account holds it and the
-// model's AllowSell is set. "YES space" maps every order to a bid or an ask
+// tokens. With the model's AllowSell (sell first) a side the account's
+// holding covers is a SELL of the held token instead, and only the rest is
+// a BUY of the other; a pair held on both sides is sold on both. "YES space" maps every order to a bid or an ask
 // on YES (BUY YES and SELL NO are bids; SELL YES and BUY NO are asks).
 //
 // Numbers: models compute in float64. The planner is the one boundary where

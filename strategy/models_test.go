@@ -64,14 +64,29 @@ func TestBands(t *testing.T) {
 			{Yes, exchange.Buy, 0.993, 5, 0}, {No, exchange.Buy, 0.003, 5, 0},
 			{Yes, exchange.Buy, 0.985, 5, 1},
 		}},
-		// Holding 15 YES with selling allowed: the first ask is a SELL YES,
-		// the second (10 more) is not covered and stays a BUY NO.
+		// Holding 15 YES with selling allowed: the first ask is a SELL YES;
+		// the second sells the 5 left and buys NO for the other 5.
 		{"sell inventory", BandsParams{Offsets: []float64{0.01, 0.02}, Sizes: []float64{10, 10}, AllowSell: true}, "0.59", "0.61", [2]string{"15", "0"}, []dq{
 			{Yes, exchange.Buy, 0.59, 10, 0}, {Yes, exchange.Sell, 0.61, 10, 0},
+			{Yes, exchange.Buy, 0.58, 10, 1}, {Yes, exchange.Sell, 0.62, 5, 1}, {No, exchange.Buy, 0.38, 5, 1},
+		}},
+		// BUY-only (an account that cannot sell): the same holding is ignored.
+		{"buy only keeps buying", BandsParams{Offsets: []float64{0.01, 0.02}, Sizes: []float64{10, 10}}, "0.59", "0.61", [2]string{"15", "0"}, []dq{
+			{Yes, exchange.Buy, 0.59, 10, 0}, {No, exchange.Buy, 0.39, 10, 0},
 			{Yes, exchange.Buy, 0.58, 10, 1}, {No, exchange.Buy, 0.38, 10, 1},
 		}},
 		{"sell NO inventory as the bid", BandsParams{Offsets: []float64{0.01}, Sizes: []float64{10}, AllowSell: true}, "0.59", "0.61", [2]string{"0", "10"}, []dq{
 			{No, exchange.Sell, 0.41, 10, 0}, {No, exchange.Buy, 0.39, 10, 0},
+		}},
+		// A pair held on both sides is offered back on both sides: nothing
+		// is bought while it lasts.
+		{"pair sold on both sides", BandsParams{Offsets: []float64{0.01, 0.02}, Sizes: []float64{10, 10}, AllowSell: true}, "0.59", "0.61", [2]string{"20", "20"}, []dq{
+			{No, exchange.Sell, 0.41, 10, 0}, {Yes, exchange.Sell, 0.61, 10, 0},
+			{No, exchange.Sell, 0.42, 10, 1}, {Yes, exchange.Sell, 0.62, 10, 1},
+		}},
+		// A rest below the minimum size (5) is neither sold nor bought.
+		{"dust below the minimum", BandsParams{Offsets: []float64{0.01}, Sizes: []float64{10}, AllowSell: true}, "0.59", "0.61", [2]string{"7", "3"}, []dq{
+			{Yes, exchange.Buy, 0.59, 10, 0}, {Yes, exchange.Sell, 0.61, 7, 0},
 		}},
 	}
 	for _, c := range cases {
@@ -86,6 +101,9 @@ func TestBands(t *testing.T) {
 			}
 			s := book(tick, c.yb, c.ya, "", "")
 			s.Position = [2]decimal.Decimal{d(c.pos[0]), d(c.pos[1])}
+			if strings.HasPrefix(c.name, "dust") {
+				s.MinSize = d("5")
+			}
 			checkQuotes(t, m.Quote(nil, s, nil), c.want)
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/mmbot/mmbot/risk"
+	"github.com/shopspring/decimal"
 )
 
 // Quoter runs model → planner → risk for one market at a time, reusing its
@@ -19,6 +20,7 @@ type Quoter struct {
 	open     []risk.Order
 	accepted []Order
 	rejected []Rejected
+	byLevel  []int
 }
 
 // Rejected is a planned order that the risk checks refused.
@@ -31,21 +33,63 @@ type Rejected struct {
 type PassResult struct {
 	Fair     float64
 	HasFair  bool
-	Desired  []Desired   // the model's quotes, before the planner
+	Desired  []Desired   // the model's quotes, sized within the limits, before the planner
 	Cancels  []OpenOrder // to cancel first
 	Places   []Order     // planned and accepted by the risk checks
 	Kept     []OpenOrder // open orders left in place
 	Rejected []Rejected  // planned but refused by the risk checks
 	Dropped  int         // changes left out for lack of budget
+	// Limited counts, per limit (indexed by risk.Reason), the quotes this
+	// pass shrank or left out to stay within the size-dependent risk
+	// limits (see Quoter.Pass): held back, not refused.
+	Limited [risk.NumReasons]int
+}
+
+// Limit returns the first limit on size or capital (in the order of the
+// risk.Reason constants) that held a quote back in this pass, or 0 when
+// none did. The cool-down and the shares already offered are left out:
+// they hold single quotes back for a moment (after a fill; while a kept
+// SELL is a little larger than its quote), not the market.
+func (r *PassResult) Limit() risk.Reason {
+	for i, n := range r.Limited {
+		if n > 0 && risk.Reason(i) != risk.ReasonCooldown && risk.Reason(i) != risk.ReasonSellExceedsPosition {
+			return risk.Reason(i)
+		}
+	}
+	return 0
 }
 
 // Pass quotes one market. Call st.Observe(s) first when st is used. others
 // sums the exposure of every other market (risk.MarketTotals).
+//
+// With a Checker, the model's quotes are first sized within the
+// size-dependent limits (order size and notional, the shares held for a
+// SELL, the worst-case position and the collateral at risk, counting the
+// position and the other markets): nearest levels first, each quote is cut
+// to what is left (risk.Checker.Fit) and dropped when that is below the
+// market's minimum size. The quotes then shrink smoothly as a limit comes
+// near, and the planner keeps the orders that match them. Every planned
+// order still goes through Check; one that a kept order's extra size (within
+// the tolerance) pushes past a limit is cut again rather than refused, and
+// one on an outcome and side still in the cool-down after a fill waits
+// (counted in Limited, not Rejected).
 func (q *Quoter) Pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals) (PassResult, error) {
 	var r PassResult
 	r.Fair, r.HasFair = fairOf(s, st)
 	q.desired = q.Model.Quote(q.desired[:0], s, st)
 	r.Desired = q.desired
+	e := risk.Exposure{Fair: r.Fair, Position: s.Position, LastFill: s.LastFill, Now: s.Now, Others: others}
+	if !r.HasFair {
+		e.Fair = -1
+	}
+	g, err := newGrid(s.Tick, s.MinSize)
+	if err != nil {
+		return r, err
+	}
+	minCs := g.minCs
+	if q.Checker != nil {
+		q.fitDesired(&e, minCs, &r.Limited)
+	}
 	plan, err := q.planner.Plan(q.desired, s, q.Tolerance, b)
 	if err != nil {
 		return r, err
@@ -54,10 +98,6 @@ func (q *Quoter) Pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals
 	if q.Checker == nil {
 		r.Places = plan.Places
 		return r, nil
-	}
-	e := risk.Exposure{Fair: r.Fair, Position: s.Position, LastFill: s.LastFill, Now: s.Now, Others: others}
-	if !r.HasFair {
-		e.Fair = -1
 	}
 	q.open = q.open[:0]
 	for i := range s.Open {
@@ -72,8 +112,26 @@ func (q *Quoter) Pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals
 	for i := range plan.Places {
 		o := &plan.Places[i]
 		ro := o.Risk()
-		if err := q.Checker.Check(ro, &e); err != nil {
-			var rej *risk.Rejection
+		err := q.Checker.Check(ro, &e)
+		var rej *risk.Rejection
+		if errors.As(err, &rej) && rej.Reason == risk.ReasonCooldown {
+			r.Limited[risk.ReasonCooldown]++ // waits for the cool-down: held back, not refused
+			continue
+		}
+		if errors.As(err, &rej) && sizeBound(rej.Reason) {
+			if size, why := q.Checker.Fit(ro, &e); why != 0 {
+				r.Limited[why]++
+				cs := centiSharesDec(size)
+				if cs < minCs {
+					continue // nothing worth sending fits
+				}
+				o.Size = decimal.New(cs, -2)
+				ro.Size = o.Size
+				err = q.Checker.Check(ro, &e)
+			}
+		}
+		if err != nil {
+			rej = nil
 			errors.As(err, &rej)
 			q.rejected = append(q.rejected, Rejected{Order: *o, Err: rej})
 			continue

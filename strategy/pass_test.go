@@ -34,26 +34,23 @@ func TestQuoterPass(t *testing.T) {
 	if ids(res.Cancels) != "stale" || ids(res.Kept) != "keep" {
 		t.Fatalf("cancels %s kept %s", ids(res.Cancels), ids(res.Kept))
 	}
-	// Level 0: YES 0.49 (cool-down), NO kept. Level 1: YES and NO 0.47 ×20
-	// (over the size limit, which is checked before the cool-down).
-	if len(res.Places) != 0 || len(res.Rejected) != 3 {
-		t.Fatalf("places %s rejected %+v", placesString(Plan{Places: res.Places}), res.Rejected)
+	// Level 0: YES 0.49 waits for the cool-down, NO kept. Level 1: YES and
+	// NO 0.47, cut from 20 to the size limit of 15 before planning; the
+	// YES one waits for the cool-down too. Nothing is refused.
+	if got := placesString(Plan{Places: res.Places}); got != "BUY NO 15@0.47" || len(res.Rejected) != 0 {
+		t.Fatalf("places %s rejected %+v", got, res.Rejected)
 	}
-	reasons := map[risk.Reason]int{}
-	for _, r := range res.Rejected {
-		reasons[r.Err.Reason]++
-	}
-	if reasons[risk.ReasonCooldown] != 1 || reasons[risk.ReasonOrderSize] != 2 {
-		t.Fatalf("reasons %v", reasons)
+	if res.Limited[risk.ReasonOrderSize] != 2 || res.Limited[risk.ReasonCooldown] != 2 || res.Limit() != risk.ReasonOrderSize {
+		t.Fatalf("limited %v", res.Limited)
 	}
 
-	// After the cool-down only the size limit bites.
+	// After the cool-down everything goes, level 1 at the size limit.
 	s.Now = t0.Add(time.Minute)
 	res, err = q.Pass(s, nil, Unlimited(), risk.Totals{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := placesString(Plan{Places: res.Places}); got != "BUY YES 10@0.49" || len(res.Rejected) != 2 {
+	if got := placesString(Plan{Places: res.Places}); got != "BUY YES 10@0.49, BUY YES 15@0.47, BUY NO 15@0.47" || len(res.Rejected) != 0 {
 		t.Fatalf("places %q rejected %d", got, len(res.Rejected))
 	}
 

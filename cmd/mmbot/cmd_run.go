@@ -454,8 +454,18 @@ func (d *daemon) summary() {
 	d.paperSummary(d.e.stdout)
 	fmt.Fprintf(d.e.stdout, "  fills %d, volume %s shares, notional %s\n", t.Fills, t.Volume.StringFixed(2), t.Notional.StringFixed(2))
 	fmt.Fprintf(d.e.stdout, "  pnl %s marked, %s realized\n", signed(t.MarkedPnL), signed(t.RealizedPnL))
-	fmt.Fprintf(d.e.stdout, "  orders sent %d (refused %d), cancels %d (failed %d), risk rejections %d\n", t.Placed+t.PlaceFailed, t.PlaceFailed,
-		t.Cancelled, t.CancelFailed, t.Rejected)
+	fmt.Fprintf(d.e.stdout, "  orders sent %d (refused %d), cancels %d (failed %d), risk rejections %d%s\n", t.Placed+t.PlaceFailed, t.PlaceFailed,
+		t.Cancelled, t.CancelFailed, t.Rejected, countsSuffix(reasonCounts(&t.RejectedBy)))
+	if held := reasonCounts(&t.HeldBack); len(held) > 0 {
+		fmt.Fprintf(d.e.stdout, "  quotes held back by limits %s\n", countsList(held))
+	}
+	inUse, orders := st.AtRisk()
+	limit := "no limit"
+	if l := d.status.collateralLimit(); l.IsPositive() {
+		limit = "limit " + l.String()
+	}
+	fmt.Fprintf(d.e.stdout, "  collateral in use %s (open BUY orders %s, positions %s; %s)\n", inUse.StringFixed(2), orders.StringFixed(2),
+		inUse.Sub(orders).StringFixed(2), limit)
 	fmt.Fprintf(d.e.stdout, "  429s %d, retries %d, live orders left %d\n", d.obs.got429.Load(), d.obs.retries.Load(), st.LiveOrders)
 }
 

@@ -156,9 +156,15 @@ func TestDaemonSession(t *testing.T) {
 	if !strings.Contains(out, "live orders left 0") {
 		t.Errorf("summary does not report zero live orders:\n%s", out)
 	}
-	// The limits were reached, not merely respected by a quiet session.
-	if m := regexp.MustCompile(`risk rejections (\d+)`).FindStringSubmatch(out); m == nil || m[1] == "0" {
-		t.Errorf("no risk rejection in a session with tight limits; summary:\n%s", out)
+	// The limits were reached, not merely respected by a quiet session: the
+	// planner held quotes back to stay within them (it sizes quotes within
+	// the limits, so they are not refused).
+	if !regexp.MustCompile(`quotes held back by limits .*(market_position|total_position|collateral_at_risk|order_size|order_notional)`).MatchString(out) {
+		t.Errorf("no quote held back by a limit in a session with tight limits; summary:\n%s", out)
+	}
+	if m := regexp.MustCompile(`risk rejections \d+ \(([^)]*)\)`).FindStringSubmatch(out); m != nil &&
+		regexp.MustCompile(`market_position|total_position|collateral_at_risk|sell_exceeds_position`).MatchString(m[1]) {
+		t.Errorf("orders refused for a limit the planner sizes within: %s", m[1])
 	}
 
 	se.clock.pause() // nothing moves from here on

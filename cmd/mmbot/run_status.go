@@ -57,6 +57,13 @@ func (s *statusSource) setLimit(l decimal.Decimal) {
 	s.mu.Unlock()
 }
 
+// collateralLimit returns the collateral limit in force (zero: none).
+func (s *statusSource) collateralLimit() decimal.Decimal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limit
+}
+
 // sample records the order and cancel counts after a cycle.
 func (s *statusSource) sample(now time.Time) { s.rates.add(sampleOf(now, s.buckets(now))) }
 

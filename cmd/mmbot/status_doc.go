@@ -109,6 +109,12 @@ type totalsDoc struct {
 	Cancels        int    `json:"cancels"`
 	CancelsFailed  int    `json:"cancels_failed"`
 	RiskRejections int    `json:"risk_rejections"`
+	// RiskRejectionsByReason splits RiskRejections by the check that
+	// refused the order (risk reason names); HeldBackByLimit counts the
+	// quotes the planner shrank or left out to stay within a limit, once
+	// per cycle. Reasons with no count are left out.
+	RiskRejectionsByReason map[string]int `json:"risk_rejections_by_reason"`
+	HeldBackByLimit        map[string]int `json:"held_back_by_limit"`
 }
 
 type marketDoc struct {
@@ -126,6 +132,7 @@ type marketDoc struct {
 	Stale          bool          `json:"stale"`
 	Stopped        string        `json:"stopped"`
 	Refused        string        `json:"refused"`
+	Limit          string        `json:"limit"` // the risk limit holding its quotes back; "" when none
 	LastError      *errorDoc     `json:"last_error"`
 }
 
@@ -213,7 +220,8 @@ func buildStatusDoc(in *statusInput) statusDoc {
 	d.LastError = errorDocOf(st.LastError, st.LastErrorAt)
 	d.Totals = totalsDoc{LiveOrders: st.LiveOrders, Fills: t.Fills, Volume: t.Volume.String(), Notional: t.Notional.String(),
 		RealizedPnL: t.RealizedPnL.String(), MarkedPnL: t.MarkedPnL.String(), OrdersPlaced: t.Placed, OrdersRefused: t.PlaceFailed,
-		Cancels: t.Cancelled, CancelsFailed: t.CancelFailed, RiskRejections: t.Rejected}
+		Cancels: t.Cancelled, CancelsFailed: t.CancelFailed, RiskRejections: t.Rejected,
+		RiskRejectionsByReason: reasonCounts(&t.RejectedBy), HeldBackByLimit: reasonCounts(&t.HeldBack)}
 	inUse, orders := st.AtRisk()
 	d.Collateral = collateralDocOf(inUse, orders)
 	if in.CollateralLimit.IsPositive() {
@@ -233,7 +241,7 @@ func marketDocOf(m *loop.MarketStatus) marketDoc {
 		OpenOrders: m.Open, Orders: make([]orderDoc, 0, len(m.Orders)),
 		PnL:            pnlDoc{Realized: m.RealizedPnL.String(), Marked: m.MarkedPnL.String()},
 		Collateral:     collateralDocOf(m.AtRisk, m.OrdersAtRisk),
-		BookAgeSeconds: seconds(m.BookAge), Stale: m.Stale, Stopped: m.Stopped, Refused: m.Refused,
+		BookAgeSeconds: seconds(m.BookAge), Stale: m.Stale, Stopped: m.Stopped, Refused: m.Refused, Limit: m.Limit,
 		LastError: errorDocOf(m.LastError, m.LastErrorAt),
 	}
 	if m.HasFair {

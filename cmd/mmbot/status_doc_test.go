@@ -33,7 +33,9 @@ func statusFixture() statusInput {
 	at := statusNow.Add(-time.Second)
 	st := loop.Status{Time: at, LiveOrders: 3,
 		Tally: loop.Tally{Cycles: 30, CycleErrors: 1, Placed: 12, PlaceFailed: 2, Cancelled: 9, CancelFailed: 1, Rejected: 4, Fills: 3,
-			Volume: d("25"), Notional: d("12.1"), RealizedPnL: d("0.3"), MarkedPnL: d("-1.25"), LastCycleTime: 3 * time.Millisecond},
+			RejectedBy: reasons(map[risk.Reason]int{risk.ReasonCooldown: 1, risk.ReasonSelfCross: 3}),
+			HeldBack:   reasons(map[risk.Reason]int{risk.ReasonTotalAtRisk: 6, risk.ReasonMarketShares: 2}),
+			Volume:     d("25"), Notional: d("12.1"), RealizedPnL: d("0.3"), MarkedPnL: d("-1.25"), LastCycleTime: 3 * time.Millisecond},
 		Tripped: true, TripReason: "consecutive_errors: 5 order errors in a row (limit 5)",
 		LastError: "read books: exchange: 500 internal error", LastErrorAt: statusNow.Add(-20 * time.Second),
 		Markets: []loop.MarketStatus{
@@ -53,7 +55,8 @@ func statusFixture() statusInput {
 				Stopped: "book unavailable: exchange: not found", LastError: "book unavailable: exchange: not found", LastErrorAt: statusNow.Add(-25 * time.Second),
 				RealizedPnL: d("0"), MarkedPnL: d("0"), AtRisk: d("0"), OrdersAtRisk: d("0")},
 			{ConditionID: "0x" + strings.Repeat("ef", 32), Slug: "quiet", Fair: 0.25, HasFair: true, Position: [2]decimal.Decimal{d("0"), d("0")},
-				RealizedPnL: d("0"), MarkedPnL: d("0"), AtRisk: d("0"), OrdersAtRisk: d("0"), BookAge: 200 * time.Millisecond},
+				RealizedPnL: d("0"), MarkedPnL: d("0"), AtRisk: d("0"), OrdersAtRisk: d("0"), BookAge: 200 * time.Millisecond,
+				Limit: "total_collateral_at_risk"},
 		},
 	}
 	buckets := []exchange.BucketSnapshot{
@@ -73,6 +76,13 @@ func statusFixture() statusInput {
 			ResetBy: "SIGUSR1", Cleared: risk.Trip{Reason: risk.TripStaleBook, Detail: "book of all markets is 11s old (max 10s)", At: statusNow.Add(-25 * time.Second)}},
 		Buckets: buckets, Base: func(w time.Duration) rateSample { return meter.base(statusNow, w) },
 		HTTP429: 0, Retries: 7, CollateralLimit: d("1000")}
+}
+
+func reasons(m map[risk.Reason]int) (a [risk.NumReasons]int) {
+	for r, n := range m {
+		a[r] = n
+	}
+	return a
 }
 
 func statusJSON(t *testing.T, doc statusDoc) []byte {
@@ -113,6 +123,13 @@ func TestStatusDocument(t *testing.T) {
 	}
 	if doc.Collateral.InUse != "17.324" || doc.Collateral.Limit == nil || *doc.Collateral.Limit != "1000" {
 		t.Errorf("collateral %+v, want the markets' sum and the limit", doc.Collateral)
+	}
+	if tt := doc.Totals; tt.RiskRejections != 4 || len(tt.RiskRejectionsByReason) != 2 || tt.RiskRejectionsByReason["self_cross"] != 3 ||
+		tt.RiskRejectionsByReason["cooldown"] != 1 || tt.HeldBackByLimit["total_collateral_at_risk"] != 6 || tt.HeldBackByLimit["market_position"] != 2 {
+		t.Errorf("rejections by reason %v, held back %v", tt.RiskRejectionsByReason, tt.HeldBackByLimit)
+	}
+	if doc.Markets[2].Limit != "total_collateral_at_risk" || doc.Markets[0].Limit != "" {
+		t.Errorf("market limits %q %q", doc.Markets[0].Limit, doc.Markets[2].Limit)
 	}
 	k := doc.KillSwitch
 	if !k.Tripped || k.Reason != "consecutive_errors" || k.Since == nil || k.LastReset == nil || k.LastReset.ClearedReason != "stale_book" ||
@@ -222,9 +239,11 @@ func TestStatusFieldsDocumented(t *testing.T) {
 			documented[p] = true
 		}
 	}
+	// Objects keyed by reason name: their keys are data, not fields.
+	byReason := regexp.MustCompile(`^totals\.(risk_rejections_by_reason|held_back_by_limit)\.`)
 	var missing, extra []string
 	for f, isObject := range fields {
-		if !documented[f] && !isObject {
+		if !documented[f] && !isObject && !byReason.MatchString(f) {
 			missing = append(missing, f)
 		}
 	}

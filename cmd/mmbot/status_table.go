@@ -55,9 +55,12 @@ func writeStatusTable(w io.Writer, d *statusDoc, loc *time.Location) error {
 	}
 
 	t := &d.Totals
-	fmt.Fprintf(&b, "pnl %s marked, %s realized  fills %d  volume %s  notional %s  live orders %d  placed %d (refused %d)  cancels %d (failed %d)  risk rejections %d\n",
+	fmt.Fprintf(&b, "pnl %s marked, %s realized  fills %d  volume %s  notional %s  live orders %d  placed %d (refused %d)  cancels %d (failed %d)  risk rejections %d%s\n",
 		signed(decOf(t.MarkedPnL)), signed(decOf(t.RealizedPnL)), t.Fills, t.Volume, decOf(t.Notional).StringFixed(2), t.LiveOrders,
-		t.OrdersPlaced, t.OrdersRefused, t.Cancels, t.CancelsFailed, t.RiskRejections)
+		t.OrdersPlaced, t.OrdersRefused, t.Cancels, t.CancelsFailed, t.RiskRejections, countsSuffix(t.RiskRejectionsByReason))
+	if len(t.HeldBackByLimit) > 0 {
+		fmt.Fprintf(&b, "quotes held back by limits %s\n", countsList(t.HeldBackByLimit))
+	}
 	c := &d.Collateral
 	limit := "no limit"
 	if c.Limit != nil {
@@ -99,6 +102,8 @@ func marketNote(m *marketDoc, clock func(time.Time) string) string {
 		return "refused: " + m.Refused
 	case m.Stale:
 		return "stale book"
+	case m.Limit != "":
+		return "held back: " + m.Limit
 	case m.LastError != nil:
 		return "error " + clock(m.LastError.At) + ": " + m.LastError.Message
 	}

@@ -174,7 +174,10 @@ func embeddedSim(cfg *configs.Config, start func(*sim.Exchange) (sim.URLs, error
 		_ = ex.Close()
 		return nil, sim.URLs{}, nil, fmt.Errorf("embedded simulated exchange: %w", err)
 	}
-	ac, err := ex.CreateAccount(sim.AccountOptions{Label: "demo", Fund: dec("100000")})
+	// The account also holds 1000 shares of both outcomes of every market:
+	// the exchange is new on every run but the journal (and the positions
+	// it books) is not, and the quoter sells the positions it books.
+	ac, err := ex.CreateAccount(sim.AccountOptions{Label: "demo", Fund: dec("100000"), Shares: dec("1000")})
 	if err != nil {
 		_ = ex.Close()
 		return nil, sim.URLs{}, nil, fmt.Errorf("embedded simulated exchange account: %w", err)

@@ -56,3 +56,48 @@ func TestStrategyParamsRiskErrorNamesRiskOnce(t *testing.T) {
 		t.Fatalf("err = %v, want one \"risk: limits: \" prefix", err)
 	}
 }
+
+// By default every model sells what the account holds before buying the
+// other outcome; strategy.allow_sell = false keeps the BUY-only mode.
+func TestStrategyParamsSellFirstByDefault(t *testing.T) {
+	lv := func(p string) []exchange.PriceLevel {
+		return []exchange.PriceLevel{{Price: decimal.RequireFromString(p), Size: decimal.RequireFromString("100")}}
+	}
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	snap := &strategy.Snapshot{ConditionID: "0xc", Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5"), Now: now,
+		Tokens: [2]strategy.TokenBook{
+			{TokenID: "y", Bids: lv("0.48"), Asks: lv("0.52"), Updated: now},
+			{TokenID: "n", Bids: lv("0.48"), Asks: lv("0.52"), Updated: now},
+		},
+		Position: [2]decimal.Decimal{decimal.RequireFromString("100"), decimal.Zero}} // long 100 YES
+	for _, model := range []string{"bands", "avellaneda", "glft"} {
+		for _, allowSell := range []bool{true, false} {
+			cfg := configs.Defaults()
+			cfg.Strategy.Model = model
+			if !allowSell {
+				cfg.Strategy.AllowSell = false
+			}
+			p, est, err := strategyParams(&cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := strategy.NewMarketState(est)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Observe(snap)
+			var sells, buyNo int
+			for _, d := range p.Model.Quote(nil, snap, st) {
+				switch {
+				case d.Side == exchange.Sell && d.Outcome == strategy.Yes:
+					sells++
+				case d.Side == exchange.Buy && d.Outcome == strategy.No:
+					buyNo++
+				}
+			}
+			if allowSell && (sells == 0 || buyNo != 0) || !allowSell && (sells != 0 || buyNo == 0) {
+				t.Errorf("%s, allow_sell %v: %d SELL YES and %d BUY NO quotes while long 100 YES", model, allowSell, sells, buyNo)
+			}
+		}
+	}
+}

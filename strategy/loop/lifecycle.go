@@ -159,7 +159,7 @@ func (l *Loop) finish(rep *CycleReport) {
 		yes, no := mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No]
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
 			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),
-			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt,
+			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt, Limit: limitName(mr.limit),
 			RealizedPnL: l.acct.realized[yes].Add(l.acct.realized[no]),
 			MarkedPnL:   l.acct.markedToken(yes, l.pos[yes], mark).Add(l.acct.markedToken(no, l.pos[no], mark))}
 		ms.Orders = make([]OrderStatus, 0, len(byMarket[i]))
@@ -259,4 +259,12 @@ type noSigner struct{}
 
 func (noSigner) SignOrder(*strategy.Market, *strategy.Order, exchange.OrderType) (exchange.PlacementItem, string, error) {
 	return exchange.PlacementItem{}, "", errors.New("loop: this loop does not sign")
+}
+
+// limitName is a limit's name for the status, "" for none.
+func limitName(r risk.Reason) string {
+	if r == 0 {
+		return ""
+	}
+	return r.String()
 }

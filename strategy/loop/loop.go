@@ -154,6 +154,9 @@ type marketRun struct {
 	inflight  []*liveOrder // intents from before this cycle whose answer never came: possibly live, not the planner's to cancel
 	res       strategy.PassResult
 	need      float64
+	limit     risk.Reason // the limit that held its quotes back in its last pass; 0: none
+	limLogged uint32      // the limits logged as holding it back (bit per risk.Reason) since it was last clear
+	unheld    int         // passes in a row without a limit holding it back
 }
 
 // refusal returns why the market's data is refused, or "".

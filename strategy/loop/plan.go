@@ -90,9 +90,11 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		for _, p := range res.Places {
 			places = append(places, placement{market: i, order: p})
 		}
+		l.noteLimit(mr, &res)
 		for _, r := range res.Rejected {
 			rep.Rejected = append(rep.Rejected, r.Err.Reason.String())
 			l.tally.Rejected++
+			l.tally.RejectedBy[r.Err.Reason]++
 			l.log.Debug().Str("market", short(mr.m.ConditionID)).Str("order", r.Err.Order.String()).Str("reason", r.Err.Reason.String()).
 				Str("detail", r.Err.Detail).Msg("risk check refused an order")
 		}
@@ -100,6 +102,45 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		rem.Places -= len(res.Places)
 	}
 	return cancels, places
+}
+
+// clearAfter is how many passes in a row a market must go unheld before
+// the loop logs that its limits cleared: a market at its budget is held in
+// one pass and fits in the next as its orders fill and move.
+const clearAfter = 10
+
+// noteLimit counts the quotes a limit held back in the market's final pass
+// and logs each limit holding the market back once, when it starts to (not
+// every cycle it holds, nor every time two limits take turns), and once
+// that they cleared, after clearAfter passes without one.
+func (l *Loop) noteLimit(mr *marketRun, res *strategy.PassResult) {
+	for r, n := range res.Limited {
+		l.tally.HeldBack[r] += n
+	}
+	mr.limit = res.Limit()
+	if mr.limit == 0 {
+		if mr.unheld++; mr.unheld == clearAfter && mr.limLogged != 0 {
+			l.log.Info().Str("market", short(mr.m.ConditionID)).Msg("quotes no longer held back by a risk limit")
+			mr.limLogged = 0
+		}
+		return
+	}
+	mr.unheld = 0
+	for r, n := range res.Limited {
+		bit := uint32(1) << r
+		if n == 0 || mr.limLogged&bit != 0 || !marketLimit(risk.Reason(r)) {
+			continue
+		}
+		mr.limLogged |= bit
+		l.log.Info().Str("market", short(mr.m.ConditionID)).Str("limit", risk.Reason(r).String()).
+			Msg("quotes held back by a risk limit: shrunk or left out to stay within it")
+	}
+}
+
+// marketLimit reports whether r holds a market back (see
+// strategy.PassResult.Limit), not single quotes for a moment.
+func marketLimit(r risk.Reason) bool {
+	return r != 0 && r != risk.ReasonCooldown && r != risk.ReasonSellExceedsPosition
 }
 
 // riskFair is the market's fair value for the risk totals (-1: none).

@@ -6,18 +6,27 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
 )
 
 // Tally is the loop's running totals since it started.
 type Tally struct {
-	Cycles        int
-	CycleErrors   int
-	Placed        int // orders the venue accepted
-	PlaceFailed   int // orders the venue refused (success false) or whose send failed
-	Cancelled     int // cancels the venue confirmed
-	CancelFailed  int
-	Rejected      int // planned orders the risk checks refused
+	Cycles       int
+	CycleErrors  int
+	Placed       int // orders the venue accepted
+	PlaceFailed  int // orders the venue refused (success false) or whose send failed
+	Cancelled    int // cancels the venue confirmed
+	CancelFailed int
+	Rejected     int // planned orders the risk checks refused
+	// RejectedBy splits Rejected by the check that refused the order,
+	// indexed by risk.Reason.
+	RejectedBy [risk.NumReasons]int
+	// HeldBack counts, per limit (indexed by risk.Reason), the quotes the
+	// planner shrank or left out to stay within a size-dependent limit
+	// (strategy.PassResult.Limited), once per cycle they were held back.
+	// They are not rejections: nothing was refused.
+	HeldBack      [risk.NumReasons]int
 	Fills         int
 	Volume        decimal.Decimal // shares filled
 	Notional      decimal.Decimal // collateral traded
@@ -53,9 +62,13 @@ type MarketStatus struct {
 	// orders; AtRisk − OrdersAtRisk is the part held by the positions.
 	AtRisk       decimal.Decimal
 	OrdersAtRisk decimal.Decimal
-	BookAge      time.Duration
-	Stopped      string
-	Stale        bool
+	// Limit names the limit (a risk.Reason) that held the market's quotes
+	// back in its last pass: they were shrunk or left out to stay within
+	// it. Empty when none did.
+	Limit   string
+	BookAge time.Duration
+	Stopped string
+	Stale   bool
 	// Refused is why the market's last book was refused (Config.CheckBook,
 	// e.g. a tick that is not one of the exchange's): it is not quoted
 	// while this is set. Empty while its books pass.
