@@ -66,17 +66,3 @@ func (q *quoter) ask(dst []Desired, y, size float64, level int) []Desired {
 	}
 	return append(dst, Desired{Outcome: No, Side: exchange.Buy, Price: 1 - y, Size: size, Level: level})
 }
-
-// clampSpread widens or narrows a YES-space bid/ask pair around its middle
-// so that its width is within [lo, hi] (0 disables a bound).
-func clampSpread(bid, ask, lo, hi float64) (float64, float64) {
-	w := ask - bid
-	mid := (bid + ask) / 2
-	if lo > 0 && w < lo {
-		return mid - lo/2, mid + lo/2
-	}
-	if hi > 0 && w > hi {
-		return mid - hi/2, mid + hi/2
-	}
-	return bid, ask
-}
