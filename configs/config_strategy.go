@@ -42,7 +42,7 @@ type BandLevel struct {
 type Avellaneda struct {
 	Gamma          float64         `koanf:"gamma"`
 	K              float64         `koanf:"k"`
-	Horizon        Duration        `koanf:"horizon"` // for markets without an end date
+	Horizon        Duration        `koanf:"horizon"` // T−t; the time to the end date when sooner
 	VolHalflife    Duration        `koanf:"vol_halflife"`
 	MinSpreadTicks int             `koanf:"min_spread_ticks"`
 	MaxSpread      decimal.Decimal `koanf:"max_spread"`

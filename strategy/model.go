@@ -86,17 +86,3 @@ func (q *quoter) quote(dst []Desired, sell, buy Outcome, sellP, buyP, size float
 	}
 	return append(dst, Desired{Outcome: buy, Side: exchange.Buy, Price: buyP, Size: size, Level: level})
 }
-
-// clampSpread widens or narrows a YES-space bid/ask pair around its middle
-// so that its width is within [lo, hi] (0 disables a bound).
-func clampSpread(bid, ask, lo, hi float64) (float64, float64) {
-	w := ask - bid
-	mid := (bid + ask) / 2
-	if lo > 0 && w < lo {
-		return mid - lo/2, mid + lo/2
-	}
-	if hi > 0 && w > hi {
-		return mid - hi/2, mid + hi/2
-	}
-	return bid, ask
-}

@@ -10,8 +10,8 @@ import (
 type AvellanedaParams struct {
 	Gamma         float64       // risk aversion γ, per logit unit per inventory unit
 	K             float64       // order-arrival decay k per logit unit; 0 uses the intensity estimate
-	Horizon       time.Duration // T−t for markets without an end date
-	MaxHorizon    time.Duration // caps T−t (0: no cap)
+	Horizon       time.Duration // T−t: the inventory horizon, or the time to the end date when that is sooner
+	MaxHorizon    time.Duration // caps T−t further (0: no cap)
 	InventoryUnit float64       // shares per unit of q
 	Ladder        Ladder
 }
@@ -43,8 +43,10 @@ func (p AvellanedaParams) Validate() error {
 //	x = ln(p/(1−p)),  r = x − q·γ·σ²·(T−t),  spread = γ·σ²·(T−t) + (2/γ)·ln(1 + γ/k)
 //
 // bid = sigmoid(r − spread/2), ask = sigmoid(r + spread/2). σ² is the
-// estimated variance per second of x, T−t the seconds to the end date (or
-// Horizon), q the net YES position over InventoryUnit.
+// estimated variance per second of x, T−t the seconds of Horizon (or to the
+// end date when sooner), q the net YES position over InventoryUnit. The
+// ladder bounds level 0's width around sigmoid(r) and keeps both sides
+// off the opposite best price (see Ladder.level0).
 type Avellaneda struct{ p AvellanedaParams }
 
 // NewAvellaneda validates p and returns the model.
@@ -71,11 +73,15 @@ func AvellanedaQuote(x, q, gamma, sigma2, tau, k float64) ASQuote {
 	return ASQuote{Reservation: r, Spread: spread, Bid: r - spread/2, Ask: r + spread/2}
 }
 
-// horizon returns T−t in seconds.
+// horizon returns T−t in seconds: Horizon, or the time to the end date when
+// that is sooner. T−t is the time over which the inventory is carried at risk,
+// not the life of the market: with weeks to an end date, γσ²(T−t) is tens of
+// logit units, the spread covers the whole of (0,1) and one fill moves the
+// reservation price to 0 or 1.
 func (p AvellanedaParams) horizon(s *Snapshot) float64 {
-	tau, ok := s.TimeToEnd()
-	if !ok {
-		tau = p.Horizon
+	tau := p.Horizon
+	if end, ok := s.TimeToEnd(); ok {
+		tau = min(tau, end)
 	}
 	if p.MaxHorizon > 0 {
 		tau = min(tau, p.MaxHorizon)
@@ -97,5 +103,5 @@ func (m *Avellaneda) Quote(dst []Desired, s *Snapshot, st *MarketState) []Desire
 		_, k = st.Intensity.Fit()
 	}
 	a := AvellanedaQuote(Logit(fv), inventory(s, m.p.InventoryUnit), m.p.Gamma, st.Vol.Variance(), m.p.horizon(s), k)
-	return m.p.Ladder.emit(dst, s, a.Bid, a.Ask)
+	return m.p.Ladder.emit(dst, s, a.Reservation, a.Bid, a.Ask)
 }

@@ -80,5 +80,7 @@ func (m *GLFT) Quote(dst []Desired, s *Snapshot, st *MarketState) []Desired {
 	}
 	x := Logit(fv)
 	db, da := GLFTDistances(inventory(s, m.p.InventoryUnit), m.p.Gamma, st.Vol.Variance(), k, a)
-	return m.p.Ladder.emit(dst, s, x-db, x+da)
+	// The quotes are symmetric around x + (δa − δb)/2 = x − q·c2, GLFT's
+	// reservation price.
+	return m.p.Ladder.emit(dst, s, x+(da-db)/2, x-db, x+da)
 }

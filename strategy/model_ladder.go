@@ -37,12 +37,13 @@ func (l Ladder) Validate(model string) error {
 	return nil
 }
 
-// emit appends the ladder for a level-0 bid and ask given in logit space.
-func (l Ladder) emit(dst []Desired, s *Snapshot, bidX, askX float64) []Desired {
-	if math.IsNaN(bidX) || math.IsNaN(askX) {
+// emit appends the ladder for a level-0 bid and ask given in logit space
+// around the reservation price centerX (see level0).
+func (l Ladder) emit(dst []Desired, s *Snapshot, centerX, bidX, askX float64) []Desired {
+	b, a, ok := l.level0(s, centerX, bidX, askX)
+	if !ok {
 		return dst
 	}
-	b, a := clampSpread(Sigmoid(bidX), Sigmoid(askX), l.MinSpread, l.MaxSpread)
 	q := newQuoter(s, l.AllowSell)
 	for i := range l.Levels {
 		bi, ai := b, a

@@ -133,7 +133,9 @@ func TestAvellanedaWorkedExample(t *testing.T) {
 	approx(t, "bid_x", a.Bid, 0.2878100, 1e-7)
 	approx(t, "ask_x", a.Ask, 0.4031202, 1e-7)
 
-	m, err := NewAvellaneda(AvellanedaParams{Gamma: 2, K: 20, Horizon: time.Hour, InventoryUnit: 100,
+	// The end date (10 000 s away) is sooner than Horizon (3 h): T−t is the
+	// time to it.
+	m, err := NewAvellaneda(AvellanedaParams{Gamma: 2, K: 20, Horizon: 3 * time.Hour, InventoryUnit: 100,
 		Ladder: Ladder{Size: 10, Levels: 1}})
 	if err != nil {
 		t.Fatal(err)

@@ -160,8 +160,11 @@ func TestInventoryAwareModelHoldsLessRisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The defaults of [strategy.avellaneda], as cmd/mmbot builds them.
-	as, err := strategy.NewAvellaneda(strategy.AvellanedaParams{Gamma: 0.1, K: 1.5, Horizon: 24 * time.Hour, InventoryUnit: 10,
+	// The defaults of [strategy.avellaneda], as cmd/mmbot builds them, but
+	// for a 1 h horizon: at 24 h and the simulator's volatility (σ² about
+	// 7e-5 per second, 150 times the prior) γσ²(T−t) is about 0.6 logit, the
+	// spread is max_spread wide and the model hardly trades.
+	as, err := strategy.NewAvellaneda(strategy.AvellanedaParams{Gamma: 0.1, K: 15, Horizon: time.Hour, InventoryUnit: 10,
 		Ladder: strategy.Ladder{Size: 10, Levels: 1, MinSpread: 0.01, MaxSpread: 0.1}})
 	if err != nil {
 		t.Fatal(err)
