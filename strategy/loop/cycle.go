@@ -24,6 +24,7 @@ func (l *Loop) Cycle(ctx context.Context) error {
 	l.takeGuardSettled()
 	rep := &CycleReport{Start: start}
 	err := l.cycle(ctx, rep)
+	l.observeFlow(rep)
 	end := l.clock.Now()
 	rep.Duration = end.Sub(start)
 	rep.Err = err
