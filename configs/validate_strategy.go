@@ -75,14 +75,14 @@ func (a Adverse) validate(v *validator) {
 	for _, f := range []struct {
 		key string
 		v   float64
-	}{{"backoff_ticks", a.BackoffTicks}, {"jump_k", a.JumpK}, {"markout_threshold", a.MarkoutThreshold},
+	}{{"backoff_ticks", a.BackoffTicks}, {"jump_k", a.JumpK}, {"jump_min_ticks", a.JumpMinTicks}, {"markout_threshold", a.MarkoutThreshold},
 		{"widen_ticks", a.WidenTicks}, {"widen_multiple", a.WidenMultiple}, {"widen_cap_ticks", a.WidenCapTicks}} {
 		v.check(finite(f.v) && f.v >= 0, "strategy.adverse."+f.key, f.v, "must be >= 0")
 	}
 	for _, f := range []struct {
 		key string
 		v   Duration
-	}{{"backoff_for", a.BackoffFor}, {"pause_for", a.PauseFor}, {"cooling", a.Cooling}} {
+	}{{"backoff_for", a.BackoffFor}, {"pause_for", a.PauseFor}, {"through_cooling", a.ThroughCooling}, {"jump_cooling", a.JumpCooling}} {
 		v.check(f.v >= 0 && f.v.Std() <= time.Hour, "strategy.adverse."+f.key, f.v, "must be in [0, 1h]")
 	}
 	v.check(a.BackoffTicks == 0 || a.BackoffFor > 0, "strategy.adverse.backoff_for", a.BackoffFor, "must be > 0 when backoff_ticks is set")

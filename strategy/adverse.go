@@ -22,13 +22,18 @@ type AdverseParams struct {
 	PauseFor      time.Duration
 
 	// Rule 2, pulls. A print through our best resting price (below our bid
-	// or above our ask, in YES space), or a move of the fair value of more
-	// than JumpK standard deviations of the volatility estimate over the
-	// time since the last cycle, pulls all the market's quotes (the planner
-	// cancels its orders) for Cooling. Cooling 0 turns the rule off; JumpK
-	// 0 turns off only the jump part.
-	Cooling time.Duration
-	JumpK   float64
+	// or above our ask, in YES space) pulls all the market's quotes (the
+	// planner cancels its orders) for ThroughCooling; a move of the fair
+	// value of more than JumpK standard deviations of the volatility
+	// estimate over the time since the last observation, and of at least
+	// JumpMinTicks ticks, pulls them for JumpCooling. A zero cooling or
+	// JumpK turns its part off. JumpMinTicks keeps the one-tick steps of a
+	// fair value read from a tick grid, which look like jumps to the
+	// volatility estimate of a quiet market, from pulling the quotes.
+	ThroughCooling time.Duration
+	JumpCooling    time.Duration
+	JumpK          float64
+	JumpMinTicks   float64
 
 	// Rule 3, markouts. When the share-weighted mean markout per share of
 	// the market's last MarkoutFills fills at MarkoutHorizon (one of
@@ -49,7 +54,7 @@ type AdverseParams struct {
 func DefaultAdverseParams() AdverseParams {
 	return AdverseParams{
 		BackoffTicks: 2, BackoffFor: 10 * time.Second, PauseFraction: 1, PauseFor: 5 * time.Second,
-		Cooling: 10 * time.Second, JumpK: 5,
+		ThroughCooling: 10 * time.Second, JumpCooling: 10 * time.Second, JumpK: 5, JumpMinTicks: 2,
 		MarkoutHorizon: 10 * time.Second, MarkoutFills: 20, MarkoutThreshold: 0.005,
 		WidenTicks: 1, WidenMultiple: 1, WidenCapTicks: 5,
 	}
@@ -66,7 +71,7 @@ func (p AdverseParams) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"BackoffTicks", p.BackoffTicks}, {"JumpK", p.JumpK}, {"MarkoutThreshold", p.MarkoutThreshold},
+	}{{"BackoffTicks", p.BackoffTicks}, {"JumpK", p.JumpK}, {"JumpMinTicks", p.JumpMinTicks}, {"MarkoutThreshold", p.MarkoutThreshold},
 		{"WidenTicks", p.WidenTicks}, {"WidenMultiple", p.WidenMultiple}, {"WidenCapTicks", p.WidenCapTicks}} {
 		if err := nonNeg(f.name, f.v); err != nil {
 			return err
@@ -75,7 +80,7 @@ func (p AdverseParams) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    time.Duration
-	}{{"BackoffFor", p.BackoffFor}, {"PauseFor", p.PauseFor}, {"Cooling", p.Cooling}} {
+	}{{"BackoffFor", p.BackoffFor}, {"PauseFor", p.PauseFor}, {"ThroughCooling", p.ThroughCooling}, {"JumpCooling", p.JumpCooling}} {
 		if f.v < 0 || f.v > adverseJumpAge {
 			return fmt.Errorf("strategy: adverse: %s must be in [0, %s], got %s", f.name, adverseJumpAge, f.v)
 		}
@@ -125,23 +130,20 @@ type AdverseAction struct {
 // Action returns what the rules of p do at s.Now given the state a.
 func (p AdverseParams) Action(a *AdverseState, s *Snapshot) AdverseAction {
 	var act AdverseAction
-	now := s.Now
+	now, tick := s.Now, s.Tick.InexactFloat64()
 	within := func(t time.Time, d time.Duration) bool {
 		return !t.IsZero() && !now.Before(t) && now.Sub(t) < d
 	}
-	if p.Cooling > 0 {
-		if within(a.Through[sideBid], p.Cooling) || within(a.Through[sideAsk], p.Cooling) {
-			act.Pulled = "through"
+	if p.ThroughCooling > 0 && (within(a.Through[sideBid], p.ThroughCooling) || within(a.Through[sideAsk], p.ThroughCooling)) {
+		act.Pulled = "through"
+		return act
+	}
+	if p.JumpCooling > 0 && p.JumpK > 0 {
+		if t, ok := a.LastJump(p.JumpK, p.JumpMinTicks*tick); ok && within(t, p.JumpCooling) {
+			act.Pulled = "jump"
 			return act
 		}
-		if p.JumpK > 0 {
-			if t, ok := a.LastJump(p.JumpK); ok && within(t, p.Cooling) {
-				act.Pulled = "jump"
-				return act
-			}
-		}
 	}
-	tick := s.Tick.InexactFloat64()
 	var backoff [2]float64 // fraction of BackoffTicks
 	a.eachFill(func(f adverseFill) bool {
 		if p.PauseFor > 0 && f.frac >= p.PauseFraction && within(f.at, p.PauseFor) {

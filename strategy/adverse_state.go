@@ -52,9 +52,7 @@ type AdverseState struct {
 	// Through is, per YES-space side (0 bid, 1 ask), the last time a print
 	// went through our best price on that side; zero when none did.
 	Through [2]time.Time
-	// jumps is a decreasing staircase: each entry's z is below every
-	// earlier one's, so that the latest jump above any threshold is found
-	// by one scan (a later, bigger jump replaces the smaller ones before it).
+	// jumps are the fair value's moves that no later move outdid (addJump).
 	jumps []adverseJump
 	// LastZ is the last observed move of the fair value in standard
 	// deviations (0 before two observations).
@@ -76,8 +74,9 @@ type adverseFill struct {
 }
 
 type adverseJump struct {
-	at time.Time
-	z  float64
+	at   time.Time
+	z    float64 // standard deviations
+	move float64 // price
 }
 
 // AddFill records one of our fills, found in the snapshot s (its books show
@@ -137,7 +136,7 @@ func (a *AdverseState) observe(s *Snapshot, f float64, hasF bool, prevX float64,
 		return
 	}
 	a.LastZ = z
-	a.addJump(s.Now, z)
+	a.addJump(s.Now, z, math.Abs(f-Sigmoid(prevX)))
 }
 
 // takePrints notes, among the prints newer than the last seen, any that
@@ -182,30 +181,31 @@ func (a *AdverseState) restingFrom(s *Snapshot) {
 	}
 }
 
-// addJump keeps the staircase: drop the jumps no bigger than z (z is newer
-// and at least as big) and the ones too old to matter, then append.
-func (a *AdverseState) addJump(at time.Time, z float64) {
-	j := a.jumps
-	for len(j) > 0 && j[len(j)-1].z <= z {
-		j = j[:len(j)-1]
+// addJump keeps the jumps no later one outdoes: a newer move at least as
+// big in both standard deviations and price replaces the ones before it.
+// So the latest jump above any pair of thresholds is found by one scan;
+// jumps older than an hour, and the oldest beyond adverseJumpKeep, go.
+func (a *AdverseState) addJump(at time.Time, z, move float64) {
+	j := a.jumps[:0]
+	for _, e := range a.jumps {
+		if (e.z <= z && e.move <= move) || at.Sub(e.at) > adverseJumpAge {
+			continue
+		}
+		j = append(j, e)
 	}
-	drop := 0
-	for drop < len(j) && (at.Sub(j[drop].at) > adverseJumpAge || len(j)-drop >= adverseJumpKeep) {
-		drop++
+	if n := len(j) - (adverseJumpKeep - 1); n > 0 {
+		j = j[:copy(j, j[n:])]
 	}
-	if drop > 0 {
-		j = j[:copy(j, j[drop:])]
-	}
-	a.jumps = append(j, adverseJump{at: at, z: z})
+	a.jumps = append(j, adverseJump{at: at, z: z, move: move})
 }
 
-// LastJump returns the time of the latest observed fair-value move above k
-// standard deviations, and false when none is remembered (within the last
-// hour).
-func (a *AdverseState) LastJump(k float64) (time.Time, bool) {
+// LastJump returns the time of the latest observed move of the fair value
+// of more than k standard deviations and at least minMove in price, and
+// false when none is remembered (within the last hour).
+func (a *AdverseState) LastJump(k, minMove float64) (time.Time, bool) {
 	for i := len(a.jumps) - 1; i >= 0; i-- {
-		if a.jumps[i].z > k {
-			return a.jumps[i].at, true
+		if e := a.jumps[i]; e.z > k && e.move >= minMove-1e-9 {
+			return e.at, true
 		}
 	}
 	return time.Time{}, false

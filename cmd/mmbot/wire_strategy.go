@@ -81,7 +81,7 @@ func strategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 func adverseParams(a *configs.Adverse) strategy.AdverseParams {
 	return strategy.AdverseParams{
 		BackoffTicks: a.BackoffTicks, BackoffFor: a.BackoffFor.Std(), PauseFraction: a.PauseFraction, PauseFor: a.PauseFor.Std(),
-		Cooling: a.Cooling.Std(), JumpK: a.JumpK,
+		ThroughCooling: a.ThroughCooling.Std(), JumpCooling: a.JumpCooling.Std(), JumpK: a.JumpK, JumpMinTicks: a.JumpMinTicks,
 		MarkoutHorizon: a.MarkoutHorizon.Std(), MarkoutFills: a.MarkoutFills, MarkoutThreshold: a.MarkoutThreshold,
 		WidenTicks: a.WidenTicks, WidenMultiple: a.WidenMultiple, WidenCapTicks: a.WidenCapTicks,
 	}
