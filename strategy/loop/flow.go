@@ -4,14 +4,15 @@ import (
 	"github.com/mmbot/mmbot/strategy"
 )
 
-// observeFlow hands each market's state the fills the cycle booked, with
-// the market's snapshot of the cycle (the books after the fills), and
-// measures against each quoted market's fair value the markouts that came
-// due, into rep.Markouts. WithAdverse reads both from the state at the next
-// cycle; the daemon exports the markouts.
+// observeFlow hands each market's state the fills the cycle booked since
+// the last call, with the market's snapshot of the cycle (the books after
+// the fills), and measures against each quoted market's fair value the
+// markouts that came due, into rep.Markouts. The cycle calls it before
+// planning (so that WithAdverse sees the fills just found) and at its end
+// (for the fills a cancel's read found); the daemon exports the markouts.
 func (l *Loop) observeFlow(rep *CycleReport) {
-	for i := range rep.Filled {
-		f := &rep.Filled[i]
+	for ; l.flowFed < len(rep.Filled); l.flowFed++ {
+		f := &rep.Filled[l.flowFed]
 		mr := l.marketByCondition(f.ConditionID)
 		if mr == nil {
 			continue

@@ -174,6 +174,9 @@ type Loop struct {
 	status  Status
 
 	halted bool // the kill switch's cancel-all has been done
+	// flowFed counts the cycle's fills (CycleReport.Filled) already given
+	// to their market's state (observeFlow).
+	flowFed int
 
 	view      guardView // shared with the Guard
 	lastErr   string    // the last failed cycle's error
