@@ -53,8 +53,8 @@ type AdverseParams struct {
 // conservative, so that they rarely act on a quiet market.
 func DefaultAdverseParams() AdverseParams {
 	return AdverseParams{
-		BackoffTicks: 2, BackoffFor: 10 * time.Second, PauseFraction: 1, PauseFor: 5 * time.Second,
-		ThroughCooling: 10 * time.Second, JumpCooling: 10 * time.Second, JumpK: 5, JumpMinTicks: 2,
+		BackoffTicks: 1, BackoffFor: 5 * time.Second, PauseFraction: 1, PauseFor: 5 * time.Second,
+		ThroughCooling: 3 * time.Second, JumpCooling: 10 * time.Second, JumpK: 5, JumpMinTicks: 2,
 		MarkoutHorizon: 10 * time.Second, MarkoutFills: 20, MarkoutThreshold: 0.005,
 		WidenTicks: 1, WidenMultiple: 1, WidenCapTicks: 5,
 	}

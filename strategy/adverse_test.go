@@ -222,3 +222,31 @@ func TestAdverseNilStateAndValidate(t *testing.T) {
 		t.Errorf("every rule off: %v", err)
 	}
 }
+
+// TestAdverseQuoteAllocatesNothing: the rules keep a steady-state pass free
+// of allocations, with fills, prints, jumps and markouts in the state.
+func TestAdverseQuoteAllocatesNothing(t *testing.T) {
+	m, err := WithAdverse(pair, DefaultAdverseParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewMarketState(DefaultEstimatorParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		fillAt(time.Duration(i)*time.Second, Yes, exchange.Buy, 0.48, 10, "30")(t, st)
+	}
+	measureAt(time.Minute, 0.45)(t, st)
+	observeAt(0, 0.5, ours)(t, st)
+	observeAt(time.Second, 0.55, ours)(t, st)
+	s := book("0.01", "0.49", "0.51", "", "")
+	s.Now = t0.Add(90 * time.Second)
+	dst := make([]Desired, 0, 8)
+	if n := testing.AllocsPerRun(100, func() { dst = m.Quote(dst[:0], s, st) }); n != 0 {
+		t.Errorf("%v allocations per quote", n)
+	}
+	if len(dst) != 2 {
+		t.Fatalf("quotes %+v: the rules should only widen here", dst)
+	}
+}
