@@ -150,7 +150,7 @@ func TestAdverseRulesOnInformedFlow(t *testing.T) {
 				}
 				mean := s.pnl / s.n
 				sd := math.Sqrt(max(s.pnl2/s.n-mean*mean, 0) * s.n / (s.n - 1))
-				t.Logf("%d seeds %-10s %-22s PnL mean %+8.2f (sd %6.2f)  fills %6.1f  markout per fill at 1 min %+.4f", len(seeds), m.name, v.name,
+				t.Logf("%.0f seeds %-10s %-22s PnL mean %+8.2f (sd %6.2f)  fills %6.1f  markout per fill at 1 min %+.4f", s.n, m.name, v.name,
 					mean, sd, s.fills/s.n, s.mo60/s.n)
 			}
 		}
