@@ -22,6 +22,7 @@ type Strategy struct {
 	GLFT       GLFT       `koanf:"glft"`
 	Rewards    Rewards    `koanf:"rewards"`
 	EndDate    EndDate    `koanf:"end_date"`
+	Adverse    Adverse    `koanf:"adverse"`
 	Guard      Guard      `koanf:"guard"`
 }
 
@@ -69,6 +70,28 @@ type EndDate struct {
 	Taper      Duration `koanf:"taper"`
 	ReduceOnly Duration `koanf:"reduce_only"`
 	Stop       Duration `koanf:"stop"`
+}
+
+// Adverse is [strategy.adverse]: the rules against adverse selection that
+// wrap every model (docs/strategies.md, "Adverse selection"). A zero
+// backoff_ticks, pause_for, through_cooling, jump_cooling, jump_k or
+// markout_fills turns its part off. Ticks and thresholds are model parameters, so float64.
+type Adverse struct {
+	Enabled          bool     `koanf:"enabled"`
+	BackoffTicks     float64  `koanf:"backoff_ticks"`     // after a fill, its side moves this many ticks × the depth fraction taken
+	BackoffFor       Duration `koanf:"backoff_for"`       // ... shrinking to nothing over this
+	PauseFraction    float64  `koanf:"pause_fraction"`    // a fill taking at least this fraction of the depth pauses its side
+	PauseFor         Duration `koanf:"pause_for"`         // ... for this long
+	ThroughCooling   Duration `koanf:"through_cooling"`   // a trade through our level pulls the market's quotes this long
+	JumpCooling      Duration `koanf:"jump_cooling"`      // a fair-value jump pulls them this long
+	JumpK            float64  `koanf:"jump_k"`            // a jump is a move of more than jump_k standard deviations
+	JumpMinTicks     float64  `koanf:"jump_min_ticks"`    // ... and of at least this many ticks
+	MarkoutHorizon   Duration `koanf:"markout_horizon"`   // 1s, 10s or 60s
+	MarkoutFills     int      `koanf:"markout_fills"`     // the window of recent fills averaged
+	MarkoutThreshold float64  `koanf:"markout_threshold"` // widen when their mean markout per share is below −this
+	WidenTicks       float64  `koanf:"widen_ticks"`
+	WidenMultiple    float64  `koanf:"widen_multiple"` // × the mean loss per share
+	WidenCapTicks    float64  `koanf:"widen_cap_ticks"`
 }
 
 // Guard is [strategy.guard]: the watcher that cancels every live order and

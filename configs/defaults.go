@@ -104,7 +104,10 @@ func Defaults() Config {
 			},
 			GLFT:    GLFT{Gamma: 0.1, K: 15, A: 1},
 			EndDate: EndDate{Taper: Duration(24 * time.Hour), ReduceOnly: Duration(6 * time.Hour), Stop: Duration(time.Hour)},
-			Guard:   Guard{Period: Duration(time.Second), MaxCycleGap: Duration(15 * time.Second)},
+			Adverse: Adverse{Enabled: true, BackoffTicks: 1, BackoffFor: Duration(5 * time.Second), PauseFraction: 1, PauseFor: Duration(5 * time.Second),
+				ThroughCooling: Duration(3 * time.Second), JumpCooling: Duration(10 * time.Second), JumpK: 5, JumpMinTicks: 2, MarkoutHorizon: Duration(10 * time.Second), MarkoutFills: 20,
+				MarkoutThreshold: 0.005, WidenTicks: 1, WidenMultiple: 1, WidenCapTicks: 5},
+			Guard: Guard{Period: Duration(time.Second), MaxCycleGap: Duration(15 * time.Second)},
 		},
 		Risk: Risk{
 			MaxPosition:          d("500"),

@@ -3,6 +3,7 @@ package configs
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 func (m Markets) validate(v *validator) {
@@ -62,9 +63,34 @@ func (s Strategy) validate(v *validator, r Risk) {
 	v.check(e.ReduceOnly >= e.Stop, "strategy.end_date.reduce_only", e.ReduceOnly, "must be >= strategy.end_date.stop (%s)", e.Stop)
 	v.check(e.Taper >= e.ReduceOnly, "strategy.end_date.taper", e.Taper, "must be >= strategy.end_date.reduce_only (%s)", e.ReduceOnly)
 
+	s.Adverse.validate(v)
+
 	gd := s.Guard
 	v.check(gd.Period > 0, "strategy.guard.period", gd.Period, "must be > 0")
 	v.check(gd.MaxCycleGap > gd.Period, "strategy.guard.max_cycle_gap", gd.MaxCycleGap, "must be > strategy.guard.period (%s)", gd.Period)
 	// max_cycle_gap >= 2 × strategy.cycle is checked by mmbot run: backtests
 	// (and their sweeps over strategy.cycle) run no guard.
+}
+
+func (a Adverse) validate(v *validator) {
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"backoff_ticks", a.BackoffTicks}, {"jump_k", a.JumpK}, {"jump_min_ticks", a.JumpMinTicks}, {"markout_threshold", a.MarkoutThreshold},
+		{"widen_ticks", a.WidenTicks}, {"widen_multiple", a.WidenMultiple}, {"widen_cap_ticks", a.WidenCapTicks}} {
+		v.check(finite(f.v) && f.v >= 0, "strategy.adverse."+f.key, f.v, "must be >= 0")
+	}
+	for _, f := range []struct {
+		key string
+		v   Duration
+	}{{"backoff_for", a.BackoffFor}, {"pause_for", a.PauseFor}, {"through_cooling", a.ThroughCooling}, {"jump_cooling", a.JumpCooling}} {
+		v.check(f.v >= 0 && f.v.Std() <= time.Hour, "strategy.adverse."+f.key, f.v, "must be in [0, 1h]")
+	}
+	v.check(a.BackoffTicks == 0 || a.BackoffFor > 0, "strategy.adverse.backoff_for", a.BackoffFor, "must be > 0 when backoff_ticks is set")
+	v.check(a.PauseFor == 0 || (finite(a.PauseFraction) && a.PauseFraction > 0 && a.PauseFraction <= 1),
+		"strategy.adverse.pause_fraction", a.PauseFraction, "must be in (0, 1] when pause_for is set")
+	v.check(a.MarkoutFills >= 0 && a.MarkoutFills <= 256, "strategy.adverse.markout_fills", a.MarkoutFills, "must be in [0, 256]")
+	h := a.MarkoutHorizon.Std()
+	v.check(a.MarkoutFills == 0 || h == time.Second || h == 10*time.Second || h == time.Minute,
+		"strategy.adverse.markout_horizon", a.MarkoutHorizon, "must be 1s, 10s or 60s (the measured horizons)")
 }

@@ -170,6 +170,24 @@ var validateCases = []struct {
 	{"end_date stop negative", func(c *Config) { c.Strategy.EndDate.Stop = Duration(-time.Second) }, []string{"strategy.end_date.stop"}},
 	{"end_date reduce_only below stop", func(c *Config) { c.Strategy.EndDate.ReduceOnly = Duration(time.Minute) }, []string{"strategy.end_date.reduce_only"}},
 	{"end_date taper below reduce_only", func(c *Config) { c.Strategy.EndDate.Taper = Duration(2 * time.Hour) }, []string{"strategy.end_date.taper"}},
+	{"adverse every rule off", func(c *Config) { c.Strategy.Adverse = Adverse{Enabled: true} }, nil},
+	{"adverse bad numbers", func(c *Config) {
+		a := &c.Strategy.Adverse
+		a.BackoffTicks, a.JumpK, a.JumpMinTicks, a.MarkoutThreshold, a.WidenTicks, a.WidenMultiple, a.WidenCapTicks = -1, math.NaN(), -1, -0.1, -1, math.Inf(1), -1
+	}, []string{"strategy.adverse.backoff_ticks", "strategy.adverse.jump_k", "strategy.adverse.jump_min_ticks", "strategy.adverse.markout_threshold",
+		"strategy.adverse.widen_ticks", "strategy.adverse.widen_multiple", "strategy.adverse.widen_cap_ticks"}},
+	{"adverse bad durations", func(c *Config) {
+		a := &c.Strategy.Adverse
+		a.BackoffFor, a.PauseFor, a.ThroughCooling, a.JumpCooling = 0, Duration(-time.Second), Duration(2*time.Hour), Duration(-time.Second)
+	}, []string{"strategy.adverse.pause_for", "strategy.adverse.through_cooling", "strategy.adverse.jump_cooling", "strategy.adverse.backoff_for"}},
+	{"adverse pause_fraction 0 with pause_for", func(c *Config) { c.Strategy.Adverse.PauseFraction = 0 }, []string{"strategy.adverse.pause_fraction"}},
+	{"adverse pause_fraction 0 without pause_for", func(c *Config) { c.Strategy.Adverse.PauseFraction, c.Strategy.Adverse.PauseFor = 0, 0 }, nil},
+	{"adverse markout window and horizon", func(c *Config) {
+		c.Strategy.Adverse.MarkoutFills, c.Strategy.Adverse.MarkoutHorizon = 257, Duration(5*time.Second)
+	}, []string{"strategy.adverse.markout_fills", "strategy.adverse.markout_horizon"}},
+	{"adverse markout off, any horizon", func(c *Config) {
+		c.Strategy.Adverse.MarkoutFills, c.Strategy.Adverse.MarkoutHorizon = 0, Duration(5*time.Second)
+	}, nil},
 	{"guard period zero", func(c *Config) { c.Strategy.Guard.Period = 0 }, []string{"strategy.guard.period"}},
 	{"guard gap not above period", func(c *Config) {
 		c.Strategy.Guard.Period, c.Strategy.Guard.MaxCycleGap = Duration(5*time.Second), Duration(5*time.Second)

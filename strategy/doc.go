@@ -14,7 +14,11 @@
 //	plan, _ = planner.Plan(desired, snap, tol, budget)
 //	risk checks on plan.Places                // package risk
 //
-// and Quoter.Pass runs the last four steps with reused buffers.
+// and Quoter.Pass runs the last four steps with reused buffers. Wrappers
+// compose around any model: WithMinSize, WithRewards, WithAdverse (the
+// adverse-selection rules, reading the facts MarketState.Adverse collects:
+// prints through our prices, fair-value jumps, our fills and their
+// markouts) and WithEndDate, outermost.
 //
 // Outcomes: every market has two outcome tokens, YES (index 0) and NO (index
 // 1), whose fair prices sum to 1. A BUY of NO at q is the ask on YES at 1−q,

@@ -37,6 +37,10 @@ type MarketState struct {
 	Fair      float64   // the last fair value observed
 	HasFair   bool      // whether Fair is set
 	Updated   time.Time // the snapshot time of the last Observe
+	// Adverse is what the market's flow said about adverse selection
+	// (WithAdverse reads it): Observe adds the trades through our level
+	// and the fair value's jumps, the loop our fills and their markouts.
+	Adverse AdverseState
 }
 
 // NewMarketState returns a state with the estimators at their priors.
@@ -53,11 +57,14 @@ func NewMarketState(p EstimatorParams) (*MarketState, error) {
 }
 
 // Observe updates the estimators from a snapshot: the fair value's logit
-// into the volatility, the new trades into the intensity. A snapshot with no
-// fair value updates nothing but the time.
+// into the volatility, the new trades into the intensity, and the
+// adverse-selection facts (prints through our resting prices; the fair
+// value's move against the volatility estimated before it). A snapshot with
+// no fair value updates nothing else but the prints and the time.
 func (m *MarketState) Observe(s *Snapshot) {
 	m.Updated = s.Now
 	f, ok := s.FairValue()
+	m.Adverse.observe(s, f, ok, m.Vol.lastX, m.Vol.last, m.Vol.has, m.Vol.Variance())
 	if !ok {
 		return
 	}

@@ -55,8 +55,11 @@ func TestDaemonUnderFaults(t *testing.T) {
 	dir := t.TempDir()
 	statePath := filepath.Join(dir, "mmbot.db")
 	cfg := botConfig{se: se, statePath: statePath, markets: 4, cycle: "200ms",
-		levels:   `[{ offset = "0.01", size = "10" }, { offset = "0.02", size = "10" }, { offset = "0.03", size = "10" }]`,
-		strategy: "price_tolerance_ticks = 0",
+		levels: `[{ offset = "0.01", size = "10" }, { offset = "0.02", size = "10" }, { offset = "0.03", size = "10" }]`,
+		// Requote on every move, and no adverse-selection pulls or pauses
+		// (the simulator's sweeps would hold quotes back): the faults need
+		// a busy daemon to hit.
+		strategy: "price_tolerance_ticks = 0\nadverse = { enabled = false }",
 		limits: fmt.Sprintf(`fill = 0.5
 post_order_burst = { requests = %d, window = "10s" }
 delete_order_burst = { requests = %d, window = "10s" }`, clientCap, clientCap),

@@ -81,7 +81,9 @@ func testRestartCaps(t *testing.T, kill bool) {
 		flow: sim.FlowConfig{TakerRate: 2, TakerSize: 10, Volatility: 4, Informed: 0.2}})
 	dir := t.TempDir()
 	cfg := botConfig{se: se, statePath: filepath.Join(dir, "mmbot.db"), markets: 2, cycle: "200ms",
-		strategy: "price_tolerance_ticks = 0", // every price move requotes: demand far above the caps
+		// Every price move requotes, and no adverse-selection pulls or
+		// pauses hold quotes back: demand far above the caps.
+		strategy: "price_tolerance_ticks = 0\nadverse = { enabled = false }",
 		limits:   limitLines,
 		risk: `max_position = "100"
 max_total_position = "400"

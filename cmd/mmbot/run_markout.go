@@ -4,80 +4,39 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
-	"github.com/mmbot/mmbot/strategy/loop"
 )
 
-// markoutHorizons are the horizons of the live markouts: the backtest's
-// 10 s and 1 min (its 1 s is shorter than a live cycle).
-var markoutHorizons = [...]time.Duration{10 * time.Second, time.Minute}
+// The live markouts are measured by the loop (strategy.MarkoutTracker, one
+// per market, fed by the loop at the end of each cycle; the same loop runs
+// backtests and paper trading): each fill against its market's fair value
+// (the value that marks the PnL: a spread-weighted mid of both tokens'
+// books without our orders) 1 s, 10 s and 1 min after the loop found it.
+// A markout is size × (fair − price) for a buy and size × (price − fair)
+// for a sell, the fair value of NO being 1 − fair: positive when the price
+// moved our way. It is taken at the first cycle at or after the fill's
+// time + horizon whose snapshot has the market's fair value, so a horizon
+// is rounded up to a cycle: with the default 1 s cycle the 1 s markout is
+// the next cycle's. CycleReport.Markouts brings them here to be counted.
 
-// horizonLabel is a horizon's metric label: whole seconds, "10s", "60s".
+// horizonLabel is a horizon's metric label: whole seconds, "1s", "10s", "60s".
 func horizonLabel(h time.Duration) string {
 	return strconv.FormatFloat(h.Seconds(), 'f', -1, 64) + "s"
 }
 
-// markouts measures each fill against its market's fair value (the value
-// that marks the PnL: a spread-weighted mid of both tokens' books without
-// our orders) a horizon after the loop found the fill. A markout is
-// size × (fair − price) for a buy and size × (price − fair) for a sell, the
-// fair value of NO being 1 − fair: positive when the price moved our way.
-// It is taken at the first cycle at or after the fill's time + horizon
-// whose status has the market's fair value, so the horizon is rounded up to
-// a cycle; a market gone from the status drops its pending markouts.
-type markouts struct {
-	pending [len(markoutHorizons)][]loop.Fill
-}
-
-// markout is one measured markout.
-type markout struct {
-	horizon int     // index into markoutHorizons
-	value   float64 // collateral, positive when the fair value moved our way
-	shares  float64
-}
-
-// add queues fills for every horizon.
-func (mk *markouts) add(fills []loop.Fill) {
-	for i := range mk.pending {
-		mk.pending[i] = append(mk.pending[i], fills...)
-	}
-}
-
-// due returns the markouts that came due at st's time and forgets them.
-func (mk *markouts) due(st *loop.Status) []markout {
-	byID := make(map[string]*loop.MarketStatus, len(st.Markets))
-	for i := range st.Markets {
-		byID[st.Markets[i].ConditionID] = &st.Markets[i]
-	}
-	var out []markout
-	for i, h := range markoutHorizons {
-		q, n := mk.pending[i], 0
-		for _, f := range q {
-			ms, known := byID[f.ConditionID]
-			switch {
-			case f.Time.Add(h).After(st.Time), known && !ms.HasFair:
-				q[n] = f // not due yet, or no fair value to measure it against yet
-				n++
-			case known:
-				out = append(out, markoutOf(i, f, ms.Fair))
-			}
+// markoutSums adds the markouts up per horizon: gains, losses (positive)
+// and shares.
+func markoutSums(ms []strategy.Markout) (gain, loss, shares [strategy.NumMarkoutHorizons]float64) {
+	for _, mo := range ms {
+		if mo.Horizon < 0 || mo.Horizon >= strategy.NumMarkoutHorizons {
+			continue
 		}
-		clear(q[n:])
-		mk.pending[i] = q[:n]
+		shares[mo.Horizon] += mo.Fill.Size
+		if mo.Value >= 0 {
+			gain[mo.Horizon] += mo.Value
+		} else {
+			loss[mo.Horizon] -= mo.Value
+		}
 	}
-	return out
-}
-
-func markoutOf(horizon int, f loop.Fill, fair float64) markout {
-	value := fair
-	if f.Outcome == strategy.No {
-		value = 1 - fair
-	}
-	move := value - f.Price.InexactFloat64()
-	if f.Side == exchange.Sell {
-		move = -move
-	}
-	size := f.Size.InexactFloat64()
-	return markout{horizon: horizon, value: move * size, shares: size}
+	return gain, loss, shares
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/internal/metrics"
 	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
 	"github.com/mmbot/mmbot/strategy/loop"
 )
 
@@ -115,21 +116,11 @@ func observeBookAges(m *metrics.Metrics, st *loop.Status) {
 	}
 }
 
-// observeMarkouts adds the cycle's fills to the pending markouts and counts
-// the ones that came due, per horizon (every horizon's series exists from
-// the first cycle, at 0).
+// observeMarkouts counts the markouts the loop measured in the cycle, per
+// horizon (every horizon's series exists from the first cycle, at 0).
 func (o *observer) observeMarkouts(m *metrics.Metrics, r *loop.CycleReport) {
-	o.markouts.add(r.Filled)
-	var gain, loss, shares [len(markoutHorizons)]float64
-	for _, mo := range o.markouts.due(r.Status) {
-		shares[mo.horizon] += mo.shares
-		if mo.value >= 0 {
-			gain[mo.horizon] += mo.value
-		} else {
-			loss[mo.horizon] -= mo.value
-		}
-	}
-	for i, h := range markoutHorizons {
+	gain, loss, shares := markoutSums(r.Markouts)
+	for i, h := range strategy.MarkoutHorizons {
 		l := horizonLabel(h)
 		m.MarkoutGain.WithLabelValues(l).Add(gain[i])
 		m.MarkoutLoss.WithLabelValues(l).Add(loss[i])

@@ -153,56 +153,26 @@ func TestObserverDailyDrawdown(t *testing.T) {
 func TestObserverMarkouts(t *testing.T) {
 	m := newTestMetrics(t)
 	o := &observer{m: m}
-	a := func(fair float64) []loop.MarketStatus {
-		return []loop.MarketStatus{{ConditionID: "0xa", Fair: fair, HasFair: true}}
-	}
-	buyYes := loop.Fill{ConditionID: "0xa", Outcome: strategy.Yes, Side: exchange.Buy, Price: dec("0.48"), Size: dec("10"), Time: mt0}
-	sellNo := loop.Fill{ConditionID: "0xa", Outcome: strategy.No, Side: exchange.Sell, Price: dec("0.55"), Size: dec("4"), Time: mt0}
-	o.OnCycle(cycleReport(mt0, nil, a(0.49), buyYes, sellNo))
-	for _, h := range []string{"10s", "60s"} { // every horizon's series exists from the first cycle
+	o.OnCycle(cycleReport(mt0, nil, nil))
+	for _, h := range []string{"1s", "10s", "60s"} { // every horizon's series exists from the first cycle
 		wantValue(t, h+" shares", m.MarkoutShares.WithLabelValues(h), 0)
 	}
-	if n := testutil.CollectAndCount(m.MarkoutShares); n != 2 {
-		t.Errorf("%d markout horizons, want 2", n)
+	if n := testutil.CollectAndCount(m.MarkoutShares); n != 3 {
+		t.Errorf("%d markout horizons, want 3", n)
 	}
 
-	// 10 s later the fair value is 0.50: YES rose 0.02 above our buy (+0.2),
-	// NO is worth 0.50, 0.05 below our sale (+0.2).
-	o.OnCycle(cycleReport(mt0.Add(10*time.Second), nil, a(0.50)))
-	wantValue(t, "10s gain", m.MarkoutGain.WithLabelValues("10s"), 0.4)
-	wantValue(t, "10s loss", m.MarkoutLoss.WithLabelValues("10s"), 0)
-	wantValue(t, "10s shares", m.MarkoutShares.WithLabelValues("10s"), 14)
+	// The loop measured: at 1 s a buy of 10 that gained 0.2 and a sale of
+	// 4 that lost 0.2; at 10 s the buy again, losing 0.8.
+	buy := strategy.OwnFill{Outcome: strategy.Yes, Side: exchange.Buy, Price: 0.48, Size: 10, Time: mt0}
+	sell := strategy.OwnFill{Outcome: strategy.No, Side: exchange.Sell, Price: 0.55, Size: 4, Time: mt0}
+	r := cycleReport(mt0.Add(10*time.Second), nil, nil)
+	r.Markouts = []strategy.Markout{{Horizon: 0, Fill: buy, Value: 0.2}, {Horizon: 0, Fill: sell, Value: -0.2}, {Horizon: 1, Fill: buy, Value: -0.8}}
+	o.OnCycle(r)
+	wantValue(t, "1s gain", m.MarkoutGain.WithLabelValues("1s"), 0.2)
+	wantValue(t, "1s loss", m.MarkoutLoss.WithLabelValues("1s"), 0.2)
+	wantValue(t, "1s shares", m.MarkoutShares.WithLabelValues("1s"), 14)
+	wantValue(t, "10s loss", m.MarkoutLoss.WithLabelValues("10s"), 0.8)
+	wantValue(t, "10s gain", m.MarkoutGain.WithLabelValues("10s"), 0)
+	wantValue(t, "10s shares", m.MarkoutShares.WithLabelValues("10s"), 10)
 	wantValue(t, "60s shares", m.MarkoutShares.WithLabelValues("60s"), 0)
-
-	// A minute later it is 0.40: YES 0.08 under our buy (−0.8), NO worth
-	// 0.60, 0.05 above our sale (−0.2).
-	o.OnCycle(cycleReport(mt0.Add(time.Minute), nil, a(0.40)))
-	wantValue(t, "60s loss", m.MarkoutLoss.WithLabelValues("60s"), 1.0)
-	wantValue(t, "60s gain", m.MarkoutGain.WithLabelValues("60s"), 0)
-	wantValue(t, "60s shares", m.MarkoutShares.WithLabelValues("60s"), 14)
-	wantValue(t, "10s shares, counted once", m.MarkoutShares.WithLabelValues("10s"), 14)
-}
-
-func TestMarkoutsWaitForFairAndForgetGoneMarkets(t *testing.T) {
-	var mk markouts
-	f := func(id string) loop.Fill {
-		return loop.Fill{ConditionID: id, Outcome: strategy.Yes, Side: exchange.Buy, Price: dec("0.5"), Size: dec("1"), Time: mt0}
-	}
-	mk.add([]loop.Fill{f("0xa"), f("0xgone")})
-	st := &loop.Status{Time: mt0.Add(10 * time.Second), Markets: []loop.MarketStatus{{ConditionID: "0xa"}}} // no fair value
-	if got := mk.due(st); len(got) != 0 {
-		t.Fatalf("markouts without a fair value: %+v", got)
-	}
-	if n := len(mk.pending[0]); n != 1 {
-		t.Fatalf("%d pending at 10s, want 0xa's only (0xgone is not in the status any more: dropped when due)", n)
-	}
-	st.Time = mt0.Add(11 * time.Second)
-	st.Markets[0].Fair, st.Markets[0].HasFair = 0.6, true
-	got := mk.due(st)
-	if len(got) != 1 || got[0].horizon != 0 || got[0].value < 0.1-1e-9 || got[0].value > 0.1+1e-9 || got[0].shares != 1 {
-		t.Fatalf("markouts once the fair value is back: %+v, want one 10s markout of +0.1", got)
-	}
-	if len(mk.pending[0]) != 0 || len(mk.pending[1]) != 2 {
-		t.Fatalf("pending %d at 10s and %d at 60s, want 0 and 2 (not due yet)", len(mk.pending[0]), len(mk.pending[1]))
-	}
 }

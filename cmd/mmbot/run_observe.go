@@ -36,7 +36,6 @@ type observer struct {
 	kill          *risk.KillSwitch // nil: no trips or drawdown to report
 	dailyDrawdown bool             // risk.drawdown_window = "day"
 	admitted      map[string]uint64
-	markouts      markouts
 	// capped holds the endpoints whose capped Retry-After was logged.
 	capped sync.Map
 	// refusedTerms holds the market and reason of each market whose terms

@@ -56,6 +56,11 @@ func strategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 	if sc.Rewards.Enabled {
 		model = strategy.WithRewards(model, strategy.RewardParams{Enabled: true})
 	}
+	if sc.Adverse.Enabled {
+		if model, err = strategy.WithAdverse(model, adverseParams(&sc.Adverse)); err != nil {
+			return loop.Params{}, est, fmt.Errorf("strategy.adverse: %w", err)
+		}
+	}
 	model, err = strategy.WithEndDate(model, strategy.EndDateParams{Taper: sc.EndDate.Taper.Std(), ReduceOnly: sc.EndDate.ReduceOnly.Std(),
 		Stop: sc.EndDate.Stop.Std(), MinFactor: 0.25})
 	if err != nil {
@@ -70,6 +75,16 @@ func strategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 		return loop.Params{}, est, err // "risk: limits: ..."
 	}
 	return loop.Params{Model: model, Tolerance: tol, Checker: checker}, est, nil
+}
+
+// adverseParams maps [strategy.adverse] onto the adverse-selection rules.
+func adverseParams(a *configs.Adverse) strategy.AdverseParams {
+	return strategy.AdverseParams{
+		BackoffTicks: a.BackoffTicks, BackoffFor: a.BackoffFor.Std(), PauseFraction: a.PauseFraction, PauseFor: a.PauseFor.Std(),
+		ThroughCooling: a.ThroughCooling.Std(), JumpCooling: a.JumpCooling.Std(), JumpK: a.JumpK, JumpMinTicks: a.JumpMinTicks,
+		MarkoutHorizon: a.MarkoutHorizon.Std(), MarkoutFills: a.MarkoutFills, MarkoutThreshold: a.MarkoutThreshold,
+		WidenTicks: a.WidenTicks, WidenMultiple: a.WidenMultiple, WidenCapTicks: a.WidenCapTicks,
+	}
 }
 
 // riskLimits maps [risk] onto the pre-trade limits. max_collateral_at_risk

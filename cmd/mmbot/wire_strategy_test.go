@@ -101,3 +101,45 @@ func TestStrategyParamsSellFirstByDefault(t *testing.T) {
 		}
 	}
 }
+
+// [strategy.adverse]'s defaults are the strategy package's documented ones,
+// and the rules wrap the model: a print through our bid pulls the quotes;
+// enabled = false leaves them.
+func TestStrategyParamsAdverse(t *testing.T) {
+	cfg := configs.Defaults()
+	if got, want := adverseParams(&cfg.Strategy.Adverse), strategy.DefaultAdverseParams(); got != want {
+		t.Fatalf("config defaults %+v, strategy defaults %+v", got, want)
+	}
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	lv := func(p string) []exchange.PriceLevel {
+		return []exchange.PriceLevel{{Price: decimal.RequireFromString(p), Size: decimal.RequireFromString("100")}}
+	}
+	snap := func(at time.Duration, prints ...strategy.TradePrint) *strategy.Snapshot {
+		return &strategy.Snapshot{ConditionID: "0xc", Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5"), Now: now.Add(at),
+			Tokens: [2]strategy.TokenBook{{TokenID: "y", Bids: lv("0.48"), Asks: lv("0.52")}, {TokenID: "n", Bids: lv("0.48"), Asks: lv("0.52")}},
+			Open:   []strategy.OpenOrder{{ID: "b", Outcome: strategy.Yes, Side: exchange.Buy, Price: decimal.RequireFromString("0.49"), Size: decimal.RequireFromString("10")}},
+			Trades: prints}
+	}
+	through := strategy.TradePrint{Outcome: strategy.Yes, Side: exchange.Sell, Price: decimal.RequireFromString("0.47"), Size: decimal.RequireFromString("50"), Time: now.Add(time.Second)}
+	for _, enabled := range []bool{true, false} {
+		cfg.Strategy.Adverse.Enabled = enabled
+		p, est, err := strategyParams(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := strategy.NewMarketState(est)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Observe(snap(0))
+		s := snap(time.Second, through)
+		st.Observe(s)
+		if got := p.Model.Quote(nil, s, st); (len(got) == 0) != enabled {
+			t.Errorf("enabled = %v: quotes %+v after a print through our bid", enabled, got)
+		}
+	}
+	cfg.Strategy.Adverse.Enabled, cfg.Strategy.Adverse.MarkoutHorizon = true, configs.Duration(5*time.Second)
+	if _, _, err := strategyParams(&cfg); err == nil || !strings.Contains(err.Error(), "strategy.adverse") {
+		t.Errorf("a bad horizon: %v", err)
+	}
+}

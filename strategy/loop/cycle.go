@@ -23,7 +23,9 @@ func (l *Loop) Cycle(ctx context.Context) error {
 	l.applyPending()
 	l.takeGuardSettled()
 	rep := &CycleReport{Start: start}
+	l.flowFed = 0
 	err := l.cycle(ctx, rep)
+	l.observeFlow(rep) // the fills found after planning (a cancel's read)
 	end := l.clock.Now()
 	rep.Duration = end.Sub(start)
 	rep.Err = err
@@ -46,6 +48,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 	l.readOrders(ctx, now, batch, rep, false)
 	l.refresh(now)
 	l.feedKill(now)
+	l.observeFlow(rep)
 
 	var cancels []*liveOrder
 	var places []placement

@@ -24,6 +24,11 @@
 //  2. Read orders back: every order sent without an answer, every order the
 //     book says may have traded, then the least recently read ones, up to
 //     Config.OrderReads. A grown matched size is a fill at the order's price.
+//     The fills go to their market's strategy.MarketState (Adverse: the
+//     back-off, pause and markout rules of strategy.WithAdverse read them),
+//     and the markouts of earlier fills that came due are measured against
+//     the market's fair value (CycleReport.Markouts); fills found later in
+//     the cycle (a cancel's read) are handed over at its end.
 //  3. Plan every market: snapshot → estimators → model → planner → risk
 //     (strategy.Quoter), sharing the rate limiter's budget (Venue.Budget)
 //     between markets, neediest first. A market whose book is stale or gone

@@ -201,6 +201,9 @@ type Loop struct {
 	status  Status
 
 	halted bool // the kill switch's cancel-all has been done
+	// flowFed counts the cycle's fills (CycleReport.Filled) already given
+	// to their market's state (observeFlow).
+	flowFed int
 
 	hist histState // the trade history's cursor and the trades already taken (history.go)
 

@@ -143,7 +143,12 @@ type CycleReport struct {
 	// BooksRefused are the reasons of the books Config.CheckBook refused in
 	// the cycle, one per book (exchange.ValidationError.Reason).
 	BooksRefused []string
-	Status       *Status
+	// Markouts are the markouts of our fills that came due in the cycle, at
+	// each of strategy.MarkoutHorizons, measured against their market's
+	// fair value at the cycle's snapshot (so a horizon is rounded up to the
+	// first cycle at or after it).
+	Markouts []strategy.Markout
+	Status   *Status
 }
 
 // Fill is one fill of one of our orders as an observer sees it (the daemon

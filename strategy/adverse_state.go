@@ -1,0 +1,223 @@
+package strategy
+
+import (
+	"math"
+	"time"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+// Sizes of AdverseState's bounded memories.
+const (
+	adverseFillRing = 32 // fills remembered for the back-off and pause rules
+	adverseJumpKeep = 64 // jumps remembered for the fair-value jump rule
+	// adverseJumpAge is how long a jump is remembered: the longest cooling
+	// period the rules accept.
+	adverseJumpAge = time.Hour
+)
+
+// Quote sides in YES space, indexing AdverseState's per-side facts.
+const (
+	sideBid = 0
+	sideAsk = 1
+)
+
+// sideOf returns the YES-space side of an order on o with side sd.
+func sideOf(o Outcome, sd exchange.Side) int {
+	if bidLike(o, sd) {
+		return sideBid
+	}
+	return sideAsk
+}
+
+// AdverseState is what one market's flow told us about adverse selection:
+// facts with their times, not decisions. WithAdverse turns them into
+// quotes pulled, paused or moved away, with its own thresholds; so SIGHUP
+// can change every threshold without losing what was seen.
+//
+//   - Fills: our last fills, each with the fraction of the visible depth at
+//     and through its price that it took (AddFill).
+//   - Trades through our level: per YES-space side, when a print on the
+//     tape went through our best resting price on that side.
+//   - Fair-value jumps: each cycle's move of the logit fair value in
+//     standard deviations of the volatility estimate over the time since
+//     the last observation.
+//   - Markouts at 1 s, 10 s and 60 s (MarkoutTracker).
+//
+// MarketState.Observe updates the trades and jumps; the loop adds the
+// fills and measures the markouts once per cycle.
+type AdverseState struct {
+	fills [adverseFillRing]adverseFill
+	nFill int
+	// Through is, per YES-space side (0 bid, 1 ask), the last time a print
+	// went through our best price on that side; zero when none did.
+	Through [2]time.Time
+	// jumps are the fair value's moves that no later move outdid (addJump).
+	jumps []adverseJump
+	// LastZ is the last observed move of the fair value in standard
+	// deviations (0 before two observations).
+	LastZ float64
+
+	// resting is our best bid and ask in YES space at the last observation
+	// (has false: none), and lastPrint the time of the newest print seen.
+	resting   [2]float64
+	hasRest   [2]bool
+	lastPrint time.Time
+
+	Markouts MarkoutTracker
+}
+
+type adverseFill struct {
+	at   time.Time
+	side int     // YES-space side
+	frac float64 // of the visible depth at and through its price, in (0,1]
+}
+
+type adverseJump struct {
+	at   time.Time
+	z    float64 // standard deviations
+	move float64 // price
+}
+
+// AddFill records one of our fills, found in the snapshot s (its books show
+// the market after the fill), and queues it for markouts. The fraction of
+// the visible depth it took is size / (size + what rests at and through its
+// price on its book side now): 1 when the trade swept the level, small when
+// the level still holds much more than the fill. Fills must come in time
+// order.
+func (a *AdverseState) AddFill(f OwnFill, s *Snapshot) {
+	a.Markouts.Add(f)
+	if !f.Outcome.Valid() || !(f.Size > 0) {
+		return
+	}
+	frac := 1.0
+	if rest := depthThrough(&s.Tokens[f.Outcome], f.Side, f.Price); rest > 0 {
+		frac = f.Size / (f.Size + rest)
+	}
+	a.fills[a.nFill%adverseFillRing] = adverseFill{at: f.Time, side: sideOf(f.Outcome, f.Side), frac: frac}
+	a.nFill++
+}
+
+// depthThrough sums what rests on tb's side of an order with side sd at
+// price p or better (bids at or above p for a buy, asks at or below it for
+// a sell).
+func depthThrough(tb *TokenBook, sd exchange.Side, p float64) float64 {
+	levels, buy := tb.Bids, true
+	if sd == exchange.Sell {
+		levels, buy = tb.Asks, false
+	}
+	const eps = 1e-9
+	var sum float64
+	for _, l := range levels {
+		lp := l.Price.InexactFloat64()
+		if (buy && lp < p-eps) || (!buy && lp > p+eps) {
+			break // best first: the rest is further away
+		}
+		sum += l.Size.InexactFloat64()
+	}
+	return sum
+}
+
+// observe takes the snapshot's new prints and fair-value move. prevX and
+// prevT are the logit fair value and time of the last volatility update
+// (has false: none), variance its estimate before this move.
+func (a *AdverseState) observe(s *Snapshot, f float64, hasF bool, prevX float64, prevT time.Time, has bool, variance float64) {
+	a.takePrints(s)
+	a.restingFrom(s)
+	if !hasF || !has {
+		return
+	}
+	dt := s.Now.Sub(prevT).Seconds()
+	if dt <= 0 || !(variance > 0) {
+		return
+	}
+	z := math.Abs(Logit(f)-prevX) / math.Sqrt(variance*dt)
+	if math.IsNaN(z) || math.IsInf(z, 0) {
+		return
+	}
+	a.LastZ = z
+	a.addJump(s.Now, z, math.Abs(f-Sigmoid(prevX)))
+}
+
+// takePrints notes, among the prints newer than the last seen, any that
+// went through our best resting price of the last observation: below our
+// best bid or above our best ask, in YES space.
+func (a *AdverseState) takePrints(s *Snapshot) {
+	newest := a.lastPrint
+	for i := range s.Trades {
+		t := &s.Trades[i]
+		if !t.Time.After(a.lastPrint) || !t.Outcome.Valid() {
+			continue
+		}
+		if t.Time.After(newest) {
+			newest = t.Time
+		}
+		y := toYes(t.Outcome, t.Price.InexactFloat64())
+		const eps = 1e-9
+		if a.hasRest[sideBid] && y < a.resting[sideBid]-eps {
+			a.Through[sideBid] = s.Now
+		}
+		if a.hasRest[sideAsk] && y > a.resting[sideAsk]+eps {
+			a.Through[sideAsk] = s.Now
+		}
+	}
+	a.lastPrint = newest
+}
+
+// restingFrom records our best bid and ask among the snapshot's open orders.
+func (a *AdverseState) restingFrom(s *Snapshot) {
+	a.hasRest = [2]bool{}
+	for i := range s.Open {
+		o := &s.Open[i]
+		if !o.Outcome.Valid() || !o.Size.IsPositive() {
+			continue
+		}
+		y := toYes(o.Outcome, o.Price.InexactFloat64())
+		sd := sideOf(o.Outcome, o.Side)
+		better := !a.hasRest[sd] || (sd == sideBid && y > a.resting[sd]) || (sd == sideAsk && y < a.resting[sd])
+		if better {
+			a.resting[sd], a.hasRest[sd] = y, true
+		}
+	}
+}
+
+// addJump keeps the jumps no later one outdoes: a newer move at least as
+// big in both standard deviations and price replaces the ones before it.
+// So the latest jump above any pair of thresholds is found by one scan;
+// jumps older than an hour, and the oldest beyond adverseJumpKeep, go.
+func (a *AdverseState) addJump(at time.Time, z, move float64) {
+	j := a.jumps[:0]
+	for _, e := range a.jumps {
+		if (e.z <= z && e.move <= move) || at.Sub(e.at) > adverseJumpAge {
+			continue
+		}
+		j = append(j, e)
+	}
+	if n := len(j) - (adverseJumpKeep - 1); n > 0 {
+		j = j[:copy(j, j[n:])]
+	}
+	a.jumps = append(j, adverseJump{at: at, z: z, move: move})
+}
+
+// LastJump returns the time of the latest observed move of the fair value
+// of more than k standard deviations and at least minMove in price, and
+// false when none is remembered (within the last hour).
+func (a *AdverseState) LastJump(k, minMove float64) (time.Time, bool) {
+	for i := len(a.jumps) - 1; i >= 0; i-- {
+		if e := a.jumps[i]; e.z > k && e.move >= minMove-1e-9 {
+			return e.at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// eachFill calls fn with each remembered fill, newest first, until fn
+// returns false.
+func (a *AdverseState) eachFill(fn func(f adverseFill) bool) {
+	k := min(a.nFill, adverseFillRing)
+	for i := 1; i <= k; i++ {
+		if !fn(a.fills[(a.nFill-i)%adverseFillRing]) {
+			return
+		}
+	}
+}
