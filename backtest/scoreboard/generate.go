@@ -63,35 +63,64 @@ func Generate(ctx context.Context, s Scenario) ([]recording.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	var out []recording.Event
+	err = Simulate(ctx, cfg, s.Duration, func(ev []recording.Event) error {
+		out = append(out, ev...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return out, nil
+}
+
+// Simulate builds the exchange of cfg (which must select the manual clock;
+// its hooks are replaced), runs it for d, and hands what it records to each
+// in batches, in time order: each open market's terms and books at the
+// start, every book change and trade, and a resolution for each market that
+// resolves. The clock moves a minute at a time, and stops at each end date
+// to stamp the resolution.
+func Simulate(ctx context.Context, cfg sim.Config, d time.Duration, each func([]recording.Event) error) error {
+	if !cfg.Manual {
+		return sim.ErrNotManual
+	}
 	t := &Tape{}
 	cfg.OnBook, cfg.OnTrade = t.OnBook, t.OnTrade
 	ex, err := sim.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+		return err
 	}
 	defer ex.Close()
 	t.Start(ex, ex.Now())
 	open := openMarkets(ex.Catalog())
-	stop := Epoch.Add(s.Duration)
-	for now := ex.Now(); now.Before(stop); now = ex.Now() {
+	stop := ex.Now().Add(d)
+	for now := ex.Now(); ; now = ex.Now() {
+		if err := t.Err(); err != nil {
+			return err
+		}
+		if err := each(t.Drain()); err != nil {
+			return err
+		}
+		if !now.Before(stop) {
+			return nil
+		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		next := now.Add(chunk)
 		if next.After(stop) {
 			next = stop
 		}
-		for _, m := range open { // stop at an end date, to stamp the resolution
+		for _, m := range open {
 			if m.EndDate.After(now) && m.EndDate.Before(next) {
 				next = m.EndDate
 			}
 		}
 		if err := ex.Advance(next.Sub(now)); err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+			return err
 		}
 		open = t.resolutions(ex, open, next)
 	}
-	return t.Events(), t.Err()
 }
 
 // openMarkets lists the catalog's markets that are not closed.
@@ -234,11 +263,13 @@ func (t *Tape) add(e recording.Event) {
 	t.events = append(t.events, e)
 }
 
-// Events returns the events recorded so far.
-func (t *Tape) Events() []recording.Event {
+// Drain returns the events recorded since the last Drain.
+func (t *Tape) Drain() []recording.Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.events
+	ev := t.events
+	t.events = nil
+	return ev
 }
 
 // Err returns the first event that could not be recorded.
