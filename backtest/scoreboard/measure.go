@@ -42,7 +42,8 @@ type Row struct {
 	// case of open orders and positions before any order is sent.
 	Breaches int
 
-	markets int // the scenario's recorded markets
+	markets int  // the scenario's recorded markets
+	pays    bool // the scenario's markets pay rewards: Reward is an estimate
 }
 
 // OrdersPerFill is orders sent per fill (NaN without fills).
@@ -72,6 +73,7 @@ func measure(sc *Scenario, model string, mode fillmodel.Mode, res *accounting.Re
 	if res.Samples > 0 && res.Reward.Total > 0 {
 		r.RewardShare = res.RewardShare()
 		if sc.Rewards != nil {
+			r.pays = true
 			days := decimal.NewFromFloat(sc.Duration.Hours() / 24)
 			rate := sc.Rewards.DailyRate.Mul(decimal.NewFromInt(int64(len(scan.Markets))))
 			r.Reward = rate.Mul(days).Mul(decimal.NewFromFloat(r.RewardShare)).Round(2)

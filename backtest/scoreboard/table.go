@@ -43,7 +43,7 @@ func Write(w io.Writer, doc *Doc) error {
 			reward = num(100*r.RewardShare, 1) + "%"
 		}
 		est := "–"
-		if !r.Reward.IsZero() {
+		if r.pays {
 			est = money(r.Reward)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %d |\n",

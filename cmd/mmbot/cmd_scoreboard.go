@@ -111,12 +111,12 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 	if err != nil {
 		return usagef("--scenario: %v", err)
 	}
-	def, err := scoreboardConfig(e, "")
+	def, err := scoreboardConfig("")
 	if err != nil {
 		return err
 	}
 	for _, m := range scoreboardModels { // every model's configuration, checked before anything runs
-		if _, err := scoreboardSetup(e, m); err != nil {
+		if _, err := scoreboardSetup(m); err != nil {
 			return err
 		}
 	}
@@ -124,7 +124,7 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 	defer stop()
 	rows, err := scoreboard.Run(ctx, scoreboard.Config{
 		Scenarios: scen, Models: scoreboardModels, Modes: []fillmodel.Mode{fillmodel.ModeConservative, fillmodel.ModeQueue},
-		Build: func(model string) (*scoreboard.Setup, error) { return scoreboardSetup(e, model) },
+		Build: func(model string) (*scoreboard.Setup, error) { return scoreboardSetup(model) },
 		Seed:  f.seed, Workers: f.workers, Progress: e.stderr,
 	})
 	if err != nil {
@@ -201,7 +201,7 @@ func spliceScoreboard(doc, table string) (string, error) {
 
 // scoreboardConfig is the default configuration, with the model when one
 // is named. No file and no environment: the scoreboard scores defaults.
-func scoreboardConfig(e *env, model string) (*configs.Config, error) {
+func scoreboardConfig(model string) (*configs.Config, error) {
 	fset := pflag.NewFlagSet("scoreboard config", pflag.ContinueOnError)
 	configs.RegisterFlags(fset)
 	args := []string{"--" + configs.FlagSet, "exchange.embedded_sim=true"}
@@ -220,8 +220,8 @@ func scoreboardConfig(e *env, model string) (*configs.Config, error) {
 
 // scoreboardSetup builds one run of a model from the default
 // configuration, as mmbot backtest would.
-func scoreboardSetup(e *env, model string) (*scoreboard.Setup, error) {
-	cfg, err := scoreboardConfig(e, model)
+func scoreboardSetup(model string) (*scoreboard.Setup, error) {
+	cfg, err := scoreboardConfig(model)
 	if err != nil {
 		return nil, err
 	}
