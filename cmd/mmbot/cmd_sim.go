@@ -29,11 +29,21 @@ account.credentials_file is that file trades as its first account, and
 takes from it the URLs the config leaves empty. With --record it also
 writes its own books and trades to a recording (docs/data-format.md),
 committed on shutdown: format version 2 (.mmrec) unless the name ends in
-.jsonl.gz or --record-format v1 asks for version 1. docs/simulator.md describes every flag.`
+.jsonl.gz or --record-format v1 asks for version 1.
+
+--simulated-clock D serves nothing: it runs the flow on the simulated clock
+for D of market time, as fast as the machine goes (an hour in about a
+second), writes the recording to --record (with the markets' resolutions)
+and exits; the clock starts at 2026-01-05T00:00:00Z, so the recording
+depends only on the flags. --scenario NAME takes a scoreboard scenario's
+flow and catalog terms (docs/scoreboard.md). docs/simulator.md describes
+every flag.`
 
 const simExample = `  mmbot sim    # on ` + simDefaultAddr + `, one account in sim-creds.json
   mmbot sim --addr 127.0.0.1:0 --accounts 2 --creds-out /tmp/creds.json    # any free port
   mmbot sim --markets 6 --record rec.mmrec    # Ctrl-C after a few minutes, then mmbot backtest
+  mmbot sim --simulated-clock 1h --record rec.mmrec    # an hour of market in about a second
+  mmbot sim --simulated-clock 1h --markets 8 --scenario informed --record informed.mmrec
   mmbot sim --fault-error-rate 0.05 --maintenance-after 10m --maintenance-for 2m
   mmbot sim --stall "POST /books" --stall-after 12s     # books never answer from second 12 on`
 
@@ -60,6 +70,8 @@ type simFlags struct {
 	garbageRate                                   float64
 	garbageKind                                   string
 	garbageMarkets                                []string
+	simClock                                      time.Duration
+	scenario                                      string
 }
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
@@ -98,6 +110,8 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.mmrec; .jsonl.gz for format version 1), committed on shutdown")
 	fs.StringVar(&f.requestLog, "request-log", "", "write every request (arrival time, method, path, status, orders in a batch) to this `file` as JSON lines, flushed on shutdown")
 	fs.StringVar(&f.tradeLog, "trade-log", "", "write every trade (time, both wallets and order ids, size, price) to this `file` as JSON lines, flushed on shutdown")
+	fs.DurationVar(&f.simClock, "simulated-clock", 0, "serve nothing: run the flow on a simulated clock for this `duration` of market, as fast as possible, record it to --record and exit")
+	fs.StringVar(&f.scenario, "scenario", "", "with --simulated-clock: the flow and catalog terms of this scoreboard scenario (`name`; docs/scoreboard.md)")
 	fs.StringVar(&f.recordFormat, "record-format", "", "the recording's format `version`, v1 or v2 (default: by the file's name; v2 unless it ends in .jsonl.gz)")
 }
 
@@ -157,6 +171,14 @@ func newSimCmd(e *env, ready func(*sim.Exchange, sim.URLs)) *cobra.Command {
 
 // serveSim runs "mmbot sim" once its flags are parsed into f.
 func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
+	switch {
+	case f.simClock < 0:
+		return usagef("--simulated-clock %s: want a positive duration", f.simClock)
+	case f.simClock > 0:
+		return simulateClock(e, f)
+	case f.scenario != "":
+		return usagef("--scenario needs --simulated-clock")
+	}
 	if f.accounts < 0 {
 		return usagef("--accounts %d: want 0 or more", f.accounts)
 	}

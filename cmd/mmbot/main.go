@@ -106,6 +106,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newImportCmd(e, time.Now),
 		newRecordingCmd(e),
 		newSimCmd(e, nil),
+		newScoreboardCmd(e),
 		newMarketsCmd(e),
 		newOrdersCmd(e, time.Now),
 		newStatusCmd(e),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"slices"
 	"strings"
@@ -90,9 +91,12 @@ type FlowConfig struct {
 	// Volatility is the fair value's standard deviation in logit space
 	// per square root of an hour (default 0.3).
 	Volatility float64
+	// Drift is the fair value's trend in logit space per hour (default 0:
+	// none; negative trends down), the same for every market.
+	Drift float64
 	// JumpRate is the expected number of jumps per market per hour
-	// (default 0.5); JumpSize their standard deviation in logit space
-	// (default 0.7).
+	// (default 0.5; negative means none); JumpSize their standard
+	// deviation in logit space (default 0.7).
 	JumpRate float64
 	JumpSize float64
 	// TakerRate is the expected number of taker orders per market per
@@ -246,8 +250,10 @@ func (f *FlowConfig) fill() error {
 		f.MakerRequote = 5 * time.Second
 	}
 	switch {
-	case f.Volatility < 0, f.JumpRate < 0, f.JumpSize < 0, f.TakerSize <= 0:
+	case f.Volatility < 0, f.JumpSize < 0, f.TakerSize <= 0:
 		return fmt.Errorf("sim: flow rates and sizes must not be negative: %+v", *f)
+	case math.IsNaN(f.Drift) || math.IsInf(f.Drift, 0) || math.Abs(f.Drift) > 100:
+		return fmt.Errorf("sim: drift %v per hour outside [-100, 100]", f.Drift)
 	case f.Informed > 1:
 		return fmt.Errorf("sim: informed fraction %v outside [0, 1]", f.Informed)
 	case f.MakerLevels < 1 || f.MakerSize <= 0 || f.MakerHalfSpread <= 0 || f.MakerSpacing <= 0 || f.MakerRequote <= 0:

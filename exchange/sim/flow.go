@@ -73,8 +73,8 @@ func (f *flow) step(dt time.Duration, now time.Time) {
 		if s.closed {
 			continue
 		}
-		moved := f.cfg.Volatility * math.Sqrt(hours) * f.r.NormFloat64()
-		if f.r.Float64() < f.cfg.JumpRate*hours {
+		moved := f.cfg.Drift*hours + f.cfg.Volatility*math.Sqrt(hours)*f.r.NormFloat64()
+		if f.r.Float64() < max(0, f.cfg.JumpRate)*hours {
 			moved += f.cfg.JumpSize * f.r.NormFloat64()
 		}
 		s.logit = max(-6, min(6, s.logit+moved))

@@ -92,6 +92,7 @@ var rules = []rule{
 	//	paper ─> fillmodel, recording, strategy
 	//	importer, recorder ─> recording
 	//	export ─> sweep, accounting, recording (and arrow-go, which no other package imports)
+	//	scoreboard ─> replay, accounting, fillmodel, recording, exchange/sim, strategy/loop
 	//
 	// backtest/internal holds test fixtures: no production package imports it.
 	{
@@ -147,6 +148,13 @@ var rules = []rule{
 		applies:  []string{"./backtest/export"},
 		direct:   true,
 		onlyOurs: []string{"./backtest/recording", "./backtest/accounting", "./backtest/sweep", "./exchange", "./internal/..."},
+	},
+	{
+		why: "backtest/scoreboard generates its recordings with the simulated exchange on its manual clock and replays them; " +
+			"the models come from its caller (cmd/mmbot), so it reads no configuration and renders only its table",
+		applies:  []string{"./backtest/scoreboard"},
+		direct:   true,
+		onlyOurs: []string{"./backtest/replay", "./backtest/accounting", "./backtest/fillmodel", "./backtest/recording", "./exchange", "./exchange/sim/...", "./strategy/...", "./internal/..."},
 	},
 	{
 		why:     "arrow-go (Parquet) stays inside backtest/export",

@@ -1,0 +1,153 @@
+package scoreboard
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange/sim"
+)
+
+// Epoch is the simulated start of every scenario: a fixed date, so that a
+// scenario's recording does not depend on when it is generated.
+var Epoch = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
+
+// Scenario is a named market condition: the simulated exchange's flow and
+// catalog terms, and how long to run it.
+type Scenario struct {
+	Name  string // short, for tables and flags
+	About string // one line for people
+	// Seed makes the catalog and the flow reproducible.
+	Seed uint64
+	// Markets is the number of generated markets (some of the generated
+	// catalog's markets are already closed and are not recorded).
+	Markets int
+	// Duration is the simulated time the recording covers.
+	Duration time.Duration
+	// Flow is the simulated order flow (zero fields take the simulator's
+	// defaults, see sim.FlowConfig).
+	Flow sim.FlowConfig
+	// Rewards, when set, gives every market these liquidity-reward terms;
+	// otherwise no market pays rewards.
+	Rewards *RewardTerms
+	// EndAfter, when positive, moves every market's end date to this long
+	// after the start: within Duration, the markets resolve during the run.
+	EndAfter time.Duration
+}
+
+// RewardTerms are a market's liquidity-reward terms, as the catalog holds
+// them.
+type RewardTerms struct {
+	MaxSpreadCents, MinSize, DailyRate decimal.Decimal
+}
+
+// Options size the scenarios of Scenarios.
+type Options struct {
+	Seed     uint64        // base seed; each scenario adds its own offset
+	Markets  int           // generated markets per scenario
+	Duration time.Duration // of every scenario
+}
+
+// DefaultOptions are the full scoreboard's; ShortOptions the short
+// version's that the tests regenerate.
+var (
+	DefaultOptions = Options{Seed: 1, Markets: 8, Duration: time.Hour}
+	ShortOptions   = Options{Seed: 1, Markets: 3, Duration: 10 * time.Minute}
+)
+
+// Scenarios returns the named scenarios in their table order. Every field
+// that is not set takes the simulator's default flow: volatility 0.3 logit
+// per sqrt(hour), 0.5 jumps an hour, 0.2 takers a second per market of
+// which 30% are informed, a five-level background maker 2 cents either side
+// of the fair value.
+func Scenarios(o Options) []Scenario {
+	none := -1.0 // "none" for the simulator's rates whose zero means the default
+	base := func(name, about string, k uint64) Scenario {
+		return Scenario{Name: name, About: about, Seed: o.Seed*1000 + k, Markets: o.Markets, Duration: o.Duration}
+	}
+	calm := base("calm", "low volatility (0.15), no jumps, 30% informed takers", 1)
+	calm.Flow = sim.FlowConfig{Volatility: 0.15, JumpRate: none}
+
+	trend := base("trending", "every fair value drifts up 1.0 logit an hour, no jumps", 2)
+	trend.Flow = sim.FlowConfig{Drift: 1.0, JumpRate: none}
+
+	jumps := base("jumps", "6 jumps an hour of sd 0.7 logit on top of the default volatility", 3)
+	jumps.Flow = sim.FlowConfig{JumpRate: 6, JumpSize: 0.7}
+
+	informed := base("informed", "60% of takers trade toward the fair value", 4)
+	informed.Flow = sim.FlowConfig{Informed: 0.6}
+
+	thin := base("thin", "thin wide books: 2 background levels of 20 shares 5 cents out, 0.05 takers a second", 5)
+	thin.Flow = sim.FlowConfig{MakerLevels: 2, MakerSize: 20, MakerHalfSpread: 0.05, MakerSpacing: 0.02, TakerRate: 0.05}
+
+	// The defaults stop quoting an hour before the end date and only
+	// reduce the position in the six hours before that (strategy.end_date):
+	// with the end inside the run, they keep every model out of the
+	// market. A run long enough to show the whole approach costs seven
+	// hours of replay per model (docs/scoreboard.md).
+	end := base("end-date", "every market ends three quarters into the run and resolves", 6)
+	end.EndAfter = o.Duration * 3 / 4
+
+	rewards := base("rewards", "every market pays 100 a day to quotes within 3 cents of at least 20 shares", 7)
+	rewards.Rewards = &RewardTerms{MaxSpreadCents: decimal.NewFromInt(3), MinSize: decimal.NewFromInt(20), DailyRate: decimal.NewFromInt(100)}
+
+	return []Scenario{calm, trend, jumps, informed, thin, end, rewards}
+}
+
+// Pick returns the scenarios named in names (all when names is empty), in
+// the order of all.
+func Pick(all []Scenario, names []string) ([]Scenario, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []Scenario
+	for _, s := range all {
+		for _, n := range names {
+			if n == s.Name {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	for _, n := range names {
+		if !hasScenario(all, n) {
+			return nil, fmt.Errorf("unknown scenario %q: want one of %s", n, strings.Join(Names(all), ", "))
+		}
+	}
+	return out, nil
+}
+
+// Names lists the scenarios' names.
+func Names(all []Scenario) []string {
+	out := make([]string, len(all))
+	for i, s := range all {
+		out[i] = s.Name
+	}
+	return out
+}
+
+func hasScenario(all []Scenario, name string) bool {
+	for _, s := range all {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks the scenario.
+func (s *Scenario) Validate() error {
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("scenario: no name")
+	case s.Markets < 1:
+		return fmt.Errorf("scenario %s: markets %d must be at least 1", s.Name, s.Markets)
+	case s.Duration < time.Minute:
+		return fmt.Errorf("scenario %s: duration %s must be at least 1m", s.Name, s.Duration)
+	case s.EndAfter < 0 || s.EndAfter >= s.Duration:
+		return fmt.Errorf("scenario %s: end after %s must be within the duration %s", s.Name, s.EndAfter, s.Duration)
+	}
+	return nil
+}
