@@ -139,7 +139,7 @@ func TestDaemonCrashDelayedPlacements(t *testing.T) {
 	dir := t.TempDir()
 	statePath := filepath.Join(dir, "mmbot.db")
 	const grace = 6 * time.Second // > the proxy's 3 s and the test config's 5 s request timeout
-	cfg := botConfig{se: &pse, statePath: statePath, markets: 3, cycle: "300ms",
+	cfg := botConfig{se: &pse, statePath: statePath, markets: 3, cycle: "300ms", builder: testBuilderCode,
 		levels: `[{ offset = "0.01", size = "10" }, { offset = "0.02", size = "10" }]`,
 		risk: `max_position = "60"
 max_total_position = "150"

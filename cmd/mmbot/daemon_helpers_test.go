@@ -229,6 +229,7 @@ type botConfig struct {
 	strategy   string // extra [strategy] lines
 	logLevel   string
 	cancelWait string
+	builder    string // account.builder_code: set, the daemon finds fills in the trade history
 }
 
 func (c botConfig) write(t testing.TB, dir string) string {
@@ -261,6 +262,7 @@ request_timeout = "5s"
 
 [account]
 credentials_file = %q
+builder_code = %q
 
 [markets.auto]
 enabled = true
@@ -285,7 +287,7 @@ listen = "127.0.0.1:0"
 
 [shutdown]
 cancel_timeout = %q
-`, c.logLevel, c.se.urls.Data, c.se.urls.Catalog, c.se.urls.CLOB, c.exchange, c.limits, c.se.credsPath, c.markets, c.cycle, c.strategy, c.levels,
+`, c.logLevel, c.se.urls.Data, c.se.urls.Catalog, c.se.urls.CLOB, c.exchange, c.limits, c.se.credsPath, c.builder, c.markets, c.cycle, c.strategy, c.levels,
 		c.risk, c.statePath, c.cancelWait)
 	p := filepath.Join(dir, "mmbot.toml")
 	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
@@ -565,3 +567,7 @@ func short(s string) string {
 	}
 	return s
 }
+
+// testBuilderCode is the builder code of the daemon tests that find fills
+// in the trade history (botConfig.builder).
+const testBuilderCode = "0x00000000000000000000000000000000000000000000000000000000000000b1"

@@ -23,7 +23,11 @@ func TestDaemonRefusesGarbageMarket(t *testing.T) {
 	dir := t.TempDir()
 	cfg := botConfig{se: se, statePath: filepath.Join(dir, "mmbot.db"), markets: 3, cycle: "200ms",
 		risk: `max_book_age = "30s"
-cooldown = "0s"`}.write(t, dir)
+cooldown = "0s"`,
+		// the adverse-selection rules may pull a market's quotes for a few
+		// seconds after a print through them: off, so that "the other markets
+		// keep quoting" means the refusal did not stop them
+		strategy: "adverse = { enabled = false }"}.write(t, dir)
 	p := startDaemon(t, bin, cfg)
 	p.mustReady(30 * time.Second)
 	var quoted []string

@@ -52,7 +52,7 @@ func TestSoak(t *testing.T) {
 	dir := t.TempDir()
 	sp := startSoakSim(t, bin, dir, markets)
 	cfg := botConfig{se: &simEnv{urls: sp.urls, credsPath: sp.creds}, statePath: filepath.Join(dir, "mmbot.db"), markets: markets,
-		cycle: cycle.String(), cancelWait: "60s",
+		cycle: cycle.String(), cancelWait: "60s", builder: testBuilderCode,
 		levels: `[{ offset = "0.01", size = "10" }, { offset = "0.03", size = "20" }]`,
 		risk: `max_position = "1000"
 max_total_position = "10000000"
