@@ -16,14 +16,16 @@ const maxCheckErrors = 20
 // returns nil or an error wrapping ErrInconsistent that lists what is wrong:
 //   - bbolt's own structural check passes;
 //   - the schema version is current;
-//   - every order decodes, is stored under its hash, validates, and is in the
-//     state index under its state and (when it has one) the exchange-id index
-//     under its exchange id;
-//   - every state-index and exchange-id-index entry names an existing order
-//     in that state / with that exchange id;
+//   - every order decodes, validates, is in orders_kept exactly when it is
+//     final and kept, is found by its hash, is in the state index exactly
+//     when it is open, in the prune queue exactly when it is final with
+//     nothing matched, has its signed item exactly while it needs it, and
+//     (when it has one that is not its hash) is in the exchange-id index;
+//   - every hash, state, prune-queue, item and exchange-id entry names an
+//     existing order that it fits;
 //   - every fill decodes, is indexed by id and by time, and names a
-//     journaled order unless marked External; every fill-id and fill-time
-//     entry names an existing fill;
+//     journaled order (marked as having fills) unless marked External;
+//     every fill-id and fill-time entry names an existing fill;
 //   - every position equals the fold of its token's fills in the order they
 //     were added, and no position exists without fills.
 //
@@ -92,49 +94,97 @@ func (c *checker) addf(format string, a ...any) {
 }
 
 func (c *checker) orders() {
-	orders := c.tx.bucket(bucketOrders)
-	byState := c.tx.bucket(bucketOrdersByState)
-	byXID := c.tx.bucket(bucketOrdersByXID)
-	_ = orders.ForEach(func(k, v []byte) error {
-		var o Order
-		if err := json.Unmarshal(v, &o); err != nil {
-			c.addf("order %q: decode: %v", k, err)
+	tx := c.tx
+	hashes := tx.bucket(bucketOrderHashes)
+	byState := tx.bucket(bucketOrdersByState)
+	byXID := tx.bucket(bucketOrdersByXID)
+	items := tx.bucket(bucketOrderItems)
+	done := tx.bucket(bucketOrdersDone)
+	for _, b := range []struct {
+		name []byte
+		kept bool
+	}{{bucketOrders, false}, {bucketOrdersKept, true}} {
+		_ = tx.bucket(b.name).ForEach(func(k, v []byte) error {
+			if len(k) != 8 {
+				c.addf("%s key %x is not a seq", b.name, k)
+				return nil
+			}
+			o := stored{seq: binary.BigEndian.Uint64(k), kept: b.kept}
+			if err := decodeOrder(v, &o); err != nil {
+				c.addf("order seq %d: decode: %v", o.seq, err)
+				return nil
+			}
+			if err := o.validate(); err != nil {
+				c.addf("%v", err)
+			}
+			if o.inKept() != b.kept {
+				c.addf("order %s (%s, kept %v) stored in %s", o.Hash, o.State, o.keep(), b.name)
+			}
+			if got := hashes.Get(cstrKey(o.Hash)); !bytes.Equal(got, k) {
+				c.addf("order %s at seq %d: hash index holds %x", o.Hash, o.seq, got)
+			}
+			if o.State.Final() == has(byState, stateKey(o.State, o.seq)) {
+				c.addf("order %s (%s): state index entry wrong", o.Hash, o.State)
+			}
+			if o.queued() != has(done, doneKey(o.UpdatedAt, o.seq)) {
+				c.addf("order %s (%s, kept %v): prune queue entry wrong", o.Hash, o.State, o.keep())
+			}
+			if o.needsItem() != (items.Get(k) != nil) {
+				c.addf("order %s (%s): signed item stored %v", o.Hash, o.State, items.Get(k) != nil)
+			}
+			if o.ExchangeID != "" && o.ExchangeID != o.Hash {
+				if owner := byXID.Get([]byte(o.ExchangeID)); string(owner) != o.Hash {
+					c.addf("order %s: exchange id %s indexed to %q", o.Hash, o.ExchangeID, owner)
+				}
+			}
+			return nil
+		})
+	}
+	_ = hashes.ForEach(func(k, v []byte) error {
+		if len(v) != 8 {
+			c.addf("hash index %x names seq %x", k, v)
 			return nil
 		}
-		if o.Hash != string(k) {
-			c.addf("order under key %q has hash %q", k, o.Hash)
-		}
-		if err := o.validate(); err != nil {
-			c.addf("%v", err)
-		}
-		if !has(byState, stateKey(o.State, o.Hash)) {
-			c.addf("order %s (%s) missing from the state index", o.Hash, o.State)
-		}
-		if o.ExchangeID != "" {
-			if owner := byXID.Get([]byte(o.ExchangeID)); string(owner) != o.Hash {
-				c.addf("order %s: exchange id %s indexed to %q", o.Hash, o.ExchangeID, owner)
-			}
+		o, err := tx.orderAt(binary.BigEndian.Uint64(v), false)
+		if err != nil || !bytes.Equal(cstrKey(o.Hash), k) {
+			c.addf("hash index %x names seq %x, which is not that order (%v)", k, v, err)
 		}
 		return nil
 	})
 	_ = byState.ForEach(func(k, _ []byte) error {
 		i := bytes.IndexByte(k, 0)
-		if i < 0 {
-			c.addf("state index key %q has no separator", k)
+		if i < 0 || len(k)-i-1 != 8 {
+			c.addf("state index key %q is malformed", k)
 			return nil
 		}
-		st, hash := OrderState(k[:i]), k[i+1:]
-		o, err := c.tx.getOrder(string(hash))
+		st, seq := OrderState(k[:i]), binary.BigEndian.Uint64(k[i+1:])
+		o, err := tx.orderAt(seq, false)
 		switch {
 		case err != nil:
-			c.addf("state index %s names order %q: %v", st, hash, err)
+			c.addf("state index %s names order seq %d: %v", st, seq, err)
 		case o.State != st:
-			c.addf("state index %s names order %s, which is %s", st, hash, o.State)
+			c.addf("state index %s names order %s, which is %s", st, o.Hash, o.State)
+		}
+		return nil
+	})
+	_ = done.ForEach(func(k, _ []byte) error {
+		if len(k) != 16 {
+			c.addf("prune queue key %x is malformed", k)
+			return nil
+		}
+		if o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false); err != nil || !o.queued() {
+			c.addf("prune queue key %x names no final order with nothing matched (%v)", k, err)
+		}
+		return nil
+	})
+	_ = items.ForEach(func(k, _ []byte) error {
+		if len(k) != 8 || tx.bucket(bucketOrders).Get(k) == nil {
+			c.addf("signed item %x names no order in orders", k)
 		}
 		return nil
 	})
 	_ = byXID.ForEach(func(k, v []byte) error {
-		o, err := c.tx.getOrder(string(v))
+		o, err := tx.getOrder(string(v))
 		switch {
 		case err != nil:
 			c.addf("exchange id %q names order %q: %v", k, v, err)
@@ -150,15 +200,17 @@ func (c *checker) fills() {
 	ids := c.tx.bucket(bucketFillIDs)
 	byTime := c.tx.bucket(bucketFillsByTime)
 	folded := map[string]*Position{}
+	fr := fillReader{tx: c.tx}
 	// Fills are keyed by big-endian seq, so ForEach folds in the order added.
 	_ = fills.ForEach(func(k, v []byte) error {
-		var f Fill
-		if err := json.Unmarshal(v, &f); err != nil {
-			c.addf("fill %x: decode: %v", k, err)
+		if len(k) != 8 {
+			c.addf("fill key %x is not a seq", k)
 			return nil
 		}
-		if len(k) != 8 || binary.BigEndian.Uint64(k) != f.Seq {
-			c.addf("fill %s stored under key %x, seq %d", f.ID, k, f.Seq)
+		f, err := fr.decode(k, v)
+		if err != nil {
+			c.addf("%v", err)
+			return nil
 		}
 		if err := f.validate(); err != nil {
 			c.addf("%v", err)
@@ -169,9 +221,13 @@ func (c *checker) fills() {
 		if !has(byTime, fillTimeKey(f.Time, f.Seq)) {
 			c.addf("fill %s missing from the time index", f.ID)
 		}
-		if !f.External {
-			if _, err := c.tx.getOrder(f.OrderHash); err != nil {
+		if f.OrderHash != "" {
+			o, err := c.tx.load(f.OrderHash, false)
+			switch {
+			case err != nil && !f.External:
 				c.addf("fill %s is not external and names order %q: %v", f.ID, f.OrderHash, err)
+			case err == nil && !o.hasFills:
+				c.addf("fill %s names order %s, which is not marked as having fills", f.ID, o.Hash)
 			}
 		}
 		p := folded[f.TokenID]
@@ -185,9 +241,8 @@ func (c *checker) fills() {
 		return nil
 	})
 	_ = ids.ForEach(func(k, v []byte) error {
-		raw := fills.Get(v)
-		var f Fill
-		if raw == nil || json.Unmarshal(raw, &f) != nil || f.ID != string(k) {
+		f, err := fr.read(v)
+		if err != nil || f.ID != string(k) {
 			c.addf("fill id index %q names seq %x, which is not that fill", k, v)
 		}
 		return nil

@@ -23,21 +23,27 @@ func TestCheckFindsDamage(t *testing.T) {
 		want   string
 	}{
 		{"state index entry missing", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Delete(stateKey(PartiallyFilled, o.Hash))
-		}, "missing from the state index"},
+			return btx.Bucket(bucketOrdersByState).Delete(stateKey(PartiallyFilled, 1))
+		}, "state index entry wrong"},
 		{"stale state index entry", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Put(stateKey(Live, o.Hash), []byte{})
+			return btx.Bucket(bucketOrdersByState).Put(stateKey(Live, 1), []byte{})
 		}, "which is partially_filled"},
 		{"dangling state index entry", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Put(stateKey(Live, "0xghost"), []byte{})
-		}, `names order "0xghost"`},
+			return btx.Bucket(bucketOrdersByState).Put(stateKey(Live, 99), []byte{})
+		}, "names order seq 99"},
+		{"dangling prune queue entry", func(btx *bolt.Tx) error {
+			return btx.Bucket(bucketOrdersDone).Put(doneKey(t0, 1), []byte{})
+		}, "prune queue key"},
+		{"item of a final order", func(btx *bolt.Tx) error {
+			return btx.Bucket(bucketOrderItems).Put(seqKey(99), []byte("{}"))
+		}, "names no order"},
 		{"exchange id index wrong", func(btx *bolt.Tx) error {
 			return btx.Bucket(bucketOrdersByXID).Put([]byte("X1"), []byte("0xghost"))
 		}, "exchange id X1 indexed to"},
 		{"order under wrong key", func(btx *bolt.Tx) error {
-			v := btx.Bucket(bucketOrders).Get([]byte(o.Hash))
-			return btx.Bucket(bucketOrders).Put([]byte("0xelsewhere"), v)
-		}, "has hash"},
+			v := btx.Bucket(bucketOrders).Get(seqKey(1))
+			return btx.Bucket(bucketOrders).Put(seqKey(7), v)
+		}, "hash index holds"},
 		{"position tampered", func(btx *bolt.Tx) error {
 			var p Position
 			_ = json.Unmarshal(btx.Bucket(bucketPositions).Get([]byte("tokA")), &p)
@@ -50,7 +56,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			return btx.Bucket(bucketPositions).Put([]byte("tokZ"), v)
 		}, "has no fills"},
 		{"fill of unknown order", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrders).Delete([]byte(o.Hash))
+			return btx.Bucket(bucketOrderHashes).Delete(cstrKey(o.Hash))
 		}, "is not external"},
 		{"fill time index missing", func(btx *bolt.Tx) error {
 			c := btx.Bucket(bucketFillsByTime).Cursor()

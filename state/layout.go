@@ -5,27 +5,47 @@ import (
 	"time"
 )
 
-// On-disk layout, schema version 1. Every bucket is top level.
+// On-disk layout, schema version 3. Every bucket is top level; seq is an
+// order's or a fill's 8-byte big-endian sequence number, so that new records
+// append at the end of their bucket instead of landing at a random hash.
 //
 //	meta            "schema_version" → decimal ASCII; "account" → account;
 //	                "rate_spent" → the rate-limit record (ratespent.go);
 //	                other keys → SetMeta values
-//	orders          order hash → Order JSON
-//	orders_by_xid   exchange order id → order hash
-//	orders_by_state state name ‖ 0x00 ‖ order hash → empty
-//	fills           seq (8 bytes, big endian) → Fill JSON
-//	fill_ids        fill id → seq (8 bytes, big endian)
+//	orders          seq → order record (codec.go): every order that is not
+//	                final, and final orders with nothing matched until
+//	                Prune removes them
+//	orders_kept     seq → order record: final orders with something matched
+//	                (or a fill), kept for good beside their fills
+//	order_hashes    order hash (compact) → seq
+//	order_items     seq → the signed placement item (JSON, no owner), while
+//	                the order is open (and for a Failed order, until pruned)
+//	orders_by_xid   exchange order id → order hash, when the id is not the
+//	                hash itself
+//	orders_by_state state name ‖ 0x00 ‖ seq → empty, open states only
+//	orders_done     time key of UpdatedAt ‖ seq → empty: the final orders
+//	                with nothing matched, oldest first (the prune queue)
+//	fills           seq → fill record (codec.go)
+//	fill_ids        fill id → seq
 //	fills_by_time   time key (8 bytes) ‖ seq (8 bytes) → empty
 //	positions       token id → Position JSON
 //
-// Schema version 0 (the layout before versioning, kept for the migration
-// test and any journal written by it): only "orders", hash → Order JSON,
-// with no meta bucket and no indexes.
+// Schema version 2 (and 1, which also stored the item's owner) kept every
+// order as JSON with its whole item under its hash ("orders"), indexed every
+// state in orders_by_state (state ‖ 0x00 ‖ hash) and every exchange id,
+// and kept fills as JSON; migrate2to3 converts it. Schema version 0 (the
+// layout before versioning, kept for the migration test and any journal
+// written by it): only "orders", hash → Order JSON, with no meta bucket and
+// no indexes.
 var (
 	bucketMeta          = []byte("meta")
 	bucketOrders        = []byte("orders")
+	bucketOrdersKept    = []byte("orders_kept")
+	bucketOrderHashes   = []byte("order_hashes")
+	bucketOrderItems    = []byte("order_items")
 	bucketOrdersByXID   = []byte("orders_by_xid")
 	bucketOrdersByState = []byte("orders_by_state")
+	bucketOrdersDone    = []byte("orders_done")
 	bucketFills         = []byte("fills")
 	bucketFillIDs       = []byte("fill_ids")
 	bucketFillsByTime   = []byte("fills_by_time")
@@ -37,24 +57,46 @@ var (
 
 // allBuckets lists the buckets of the current schema.
 var allBuckets = [][]byte{
+	bucketMeta, bucketOrders, bucketOrdersKept, bucketOrderHashes, bucketOrderItems,
+	bucketOrdersByXID, bucketOrdersByState, bucketOrdersDone,
+	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions,
+}
+
+// v2Buckets lists the buckets of schema versions 1 and 2.
+var v2Buckets = [][]byte{
 	bucketMeta, bucketOrders, bucketOrdersByXID, bucketOrdersByState,
 	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions,
 }
 
-// SchemaVersion is the journal layout this binary writes. Version 2 stores
-// no placement item's owner (the API key); version 1 did.
-const SchemaVersion = 2
+// SchemaVersion is the journal layout this binary writes. Version 3 stores
+// binary records keyed by sequence and drops what a final order no longer
+// needs; version 2 stores no placement item's owner (the API key); version 1
+// did.
+const SchemaVersion = 3
 
 // maxKeyLen bounds hashes, exchange ids, fill ids and token ids, far below
 // bbolt's key limit.
 const maxKeyLen = 512
 
-// stateKey is the orders_by_state key of one order.
-func stateKey(s OrderState, hash string) []byte {
+// stateKey is the orders_by_state key of one open order.
+func stateKey(s OrderState, seq uint64) []byte {
+	k := make([]byte, 0, len(s)+9)
+	k = append(k, s...)
+	k = append(k, 0)
+	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+// v2StateKey is the orders_by_state key of schema versions 1 and 2.
+func v2StateKey(s OrderState, hash string) []byte {
 	k := make([]byte, 0, len(s)+1+len(hash))
 	k = append(k, s...)
 	k = append(k, 0)
 	return append(k, hash...)
+}
+
+// doneKey is the orders_done key of a final order.
+func doneKey(updated time.Time, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(timeKey(updated), seq)
 }
 
 // stateKeyPrefix is the prefix shared by every orders_by_state key of s.

@@ -118,7 +118,7 @@ func prepare(btx *bolt.Tx, account string) (fresh bool, err error) {
 	}
 	switch {
 	case fresh:
-		if err := createBuckets(btx); err != nil {
+		if err := createBuckets(btx, allBuckets); err != nil {
 			return false, err
 		}
 		if err := putSchemaVersion(btx, SchemaVersion); err != nil {
