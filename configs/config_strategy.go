@@ -102,6 +102,10 @@ type State struct {
 	Path          string   `koanf:"path"`
 	LockTimeout   Duration `koanf:"lock_timeout"`
 	UnknownOrders string   `koanf:"unknown_orders"` // report|cancel|adopt
+	// Retention is how long a final order with nothing matched stays in the
+	// journal; zero keeps every order.
+	Retention  Duration `koanf:"retention"`
+	PruneBatch int      `koanf:"prune_batch"` // orders removed per pruning transaction
 }
 
 // Metrics is the [metrics] section.

@@ -3,6 +3,7 @@ package configs
 import (
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -39,6 +40,8 @@ func (s State) validate(v *validator) {
 	v.check(s.Path != "", "state.path", s.Path, "must not be empty")
 	v.check(s.LockTimeout > 0, "state.lock_timeout", s.LockTimeout, "must be > 0")
 	v.check(oneOf(s.UnknownOrders, "report", "cancel", "adopt"), "state.unknown_orders", s.UnknownOrders, "must be report, cancel or adopt")
+	v.check(s.Retention == 0 || s.Retention >= Duration(time.Minute), "state.retention", s.Retention, "must be 0s (keep every order) or >= 1m")
+	v.check(s.PruneBatch >= 1 && s.PruneBatch <= 100000, "state.prune_batch", s.PruneBatch, "must be in 1..100000")
 }
 
 func (m Metrics) validate(v *validator) {

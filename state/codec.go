@@ -51,12 +51,13 @@ func appendCstr(b []byte, s string) []byte {
 		prefix string
 		tag    byte
 	}{{"0x", cstrHex}, {"d:", cstrDHex}} {
-		if rest, ok := strings.CutPrefix(s, p.prefix); ok && len(rest) > 0 && len(rest)%2 == 0 {
-			if raw, err := hex.DecodeString(rest); err == nil && hex.EncodeToString(raw) == rest {
-				b = append(b, p.tag)
-				b = binary.AppendUvarint(b, uint64(len(raw)))
-				return append(b, raw...)
-			}
+		if rest, ok := strings.CutPrefix(s, p.prefix); ok && len(rest) > 0 && len(rest)%2 == 0 && isLowerHex(rest) {
+			b = append(b, p.tag)
+			b = binary.AppendUvarint(b, uint64(len(rest)/2))
+			n := len(b)
+			b = append(b, make([]byte, len(rest)/2)...)
+			_, _ = hex.Decode(b[n:], []byte(rest)) // checked by isLowerHex
+			return b
 		}
 	}
 	if n := len(s); n > 0 && n <= maxDigits && (s[0] != '0' || n == 1) && isDigits(s) {
@@ -69,6 +70,17 @@ func appendCstr(b []byte, s string) []byte {
 	}
 	b = append(b, cstrRaw)
 	return appendStr(b, s)
+}
+
+// isLowerHex reports whether s is lower-case hex digits only, so that
+// hex.EncodeToString gives it back.
+func isLowerHex(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func isDigits(s string) bool {

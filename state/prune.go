@@ -87,3 +87,10 @@ func (tx *Tx) pruneOne(k []byte) error {
 	}
 	return nil
 }
+
+// Defaults of the daemon's pruning (configs state.retention and
+// state.prune_batch; see docs/configuration.md for why).
+const (
+	DefaultRetention  = time.Hour
+	DefaultPruneBatch = 2000
+)

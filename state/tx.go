@@ -236,11 +236,8 @@ func (tx *Tx) indexExchangeID(prev, o *stored) error {
 	if owner := byXID.Get([]byte(o.ExchangeID)); owner != nil && string(owner) != o.Hash {
 		return fmt.Errorf("exchange id %s already belongs to order %s, not %s: %w", o.ExchangeID, owner, o.Hash, ErrExchangeIDConflict)
 	}
-	if o.ExchangeID != o.Hash {
-		if other, err := tx.load(o.ExchangeID, false); err == nil && other.ExchangeID == o.ExchangeID {
-			return fmt.Errorf("exchange id %s already belongs to order %s, not %s: %w", o.ExchangeID, other.Hash, o.Hash, ErrExchangeIDConflict)
-		}
-		return byXID.Put([]byte(o.ExchangeID), []byte(o.Hash))
+	if o.ExchangeID == o.Hash {
+		return nil
 	}
-	return nil
+	return byXID.Put([]byte(o.ExchangeID), []byte(o.Hash))
 }
