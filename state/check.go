@@ -110,7 +110,7 @@ func (c *checker) orders() {
 				return nil
 			}
 			o := stored{seq: binary.BigEndian.Uint64(k), kept: b.kept}
-			if err := decodeOrder(v, &o); err != nil {
+			if err := tx.decodeOrder(v, &o); err != nil {
 				c.addf("order seq %d: decode: %v", o.seq, err)
 				return nil
 			}
@@ -120,8 +120,10 @@ func (c *checker) orders() {
 			if o.inKept() != b.kept {
 				c.addf("order %s (%s, kept %v) stored in %s", o.Hash, o.State, o.keep(), b.name)
 			}
-			if got := hashes.Get(cstrKey(o.Hash)); !bytes.Equal(got, k) {
-				c.addf("order %s at seq %d: hash index holds %x", o.Hash, o.seq, got)
+			if !has(hashes, hashKey(o.Hash, o.seq)) {
+				c.addf("order %s at seq %d: missing from the hash index", o.Hash, o.seq)
+			} else if found, ok, _ := tx.find(o.Hash); !ok || found.seq != o.seq {
+				c.addf("order %s at seq %d: its hash finds another order", o.Hash, o.seq)
 			}
 			if o.State.Final() == has(byState, stateKey(o.State, o.seq)) {
 				c.addf("order %s (%s): state index entry wrong", o.Hash, o.State)
@@ -140,14 +142,20 @@ func (c *checker) orders() {
 			return nil
 		})
 	}
-	_ = hashes.ForEach(func(k, v []byte) error {
-		if len(v) != 8 {
-			c.addf("hash index %x names seq %x", k, v)
+	_ = hashes.ForEach(func(k, _ []byte) error {
+		if len(k) != 16 {
+			c.addf("hash index key %x is malformed", k)
 			return nil
 		}
-		o, err := tx.orderAt(binary.BigEndian.Uint64(v), false)
-		if err != nil || !bytes.Equal(cstrKey(o.Hash), k) {
-			c.addf("hash index %x names seq %x, which is not that order (%v)", k, v, err)
+		o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false)
+		if err != nil || !bytes.Equal(hashKey(o.Hash, o.seq), k) {
+			c.addf("hash index %x names an order it does not fit (%v)", k, err)
+		}
+		return nil
+	})
+	_ = tx.bucket(bucketNames).ForEach(func(k, v []byte) error {
+		if len(v) != 8 || string(tx.bucket(bucketNameIDs).Get(v)) == "" || !bytes.Equal(cstrKey(string(tx.bucket(bucketNameIDs).Get(v))), k) {
+			c.addf("name %x has number %x, which names something else", k, v)
 		}
 		return nil
 	})
@@ -215,7 +223,7 @@ func (c *checker) fills() {
 		if err := f.validate(); err != nil {
 			c.addf("%v", err)
 		}
-		if seq := ids.Get([]byte(f.ID)); !bytes.Equal(seq, k) {
+		if seq := ids.Get(cstrKey(f.ID)); !bytes.Equal(seq, k) {
 			c.addf("fill %s: id index holds %x, want %x", f.ID, seq, k)
 		}
 		if !has(byTime, fillTimeKey(f.Time, f.Seq)) {
@@ -242,7 +250,7 @@ func (c *checker) fills() {
 	})
 	_ = ids.ForEach(func(k, v []byte) error {
 		f, err := fr.read(v)
-		if err != nil || f.ID != string(k) {
+		if err != nil || !bytes.Equal(cstrKey(f.ID), k) {
 			c.addf("fill id index %q names seq %x, which is not that fill", k, v)
 		}
 		return nil

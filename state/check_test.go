@@ -43,7 +43,7 @@ func TestCheckFindsDamage(t *testing.T) {
 		{"order under wrong key", func(btx *bolt.Tx) error {
 			v := btx.Bucket(bucketOrders).Get(seqKey(1))
 			return btx.Bucket(bucketOrders).Put(seqKey(7), v)
-		}, "hash index holds"},
+		}, "missing from the hash index"},
 		{"position tampered", func(btx *bolt.Tx) error {
 			var p Position
 			_ = json.Unmarshal(btx.Bucket(bucketPositions).Get([]byte("tokA")), &p)
@@ -56,7 +56,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			return btx.Bucket(bucketPositions).Put([]byte("tokZ"), v)
 		}, "has no fills"},
 		{"fill of unknown order", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrderHashes).Delete(cstrKey(o.Hash))
+			return btx.Bucket(bucketOrderHashes).Delete(hashKey(o.Hash, 1))
 		}, "is not external"},
 		{"fill time index missing", func(btx *bolt.Tx) error {
 			c := btx.Bucket(bucketFillsByTime).Cursor()

@@ -33,8 +33,11 @@ const (
 	maxDigits = 80
 
 	// order record flags
-	ordHasFills  = 1 << 0 // some fill names this order: never pruned
-	ordXIDIsHash = 1 << 1 // the exchange id equals the hash (not stored twice)
+	ordHasFills     = 1 << 0 // some fill names this order: never pruned
+	ordXIDIsHash    = 1 << 1 // the exchange id equals the hash (not stored twice)
+	ordNoSentAt     = 1 << 2 // SentAt is unset (else stored as a delta from CreatedAt)
+	ordMatchedWhole = 1 << 3 // SizeMatched equals Size (not stored twice)
+	ordNoUpdatedAt  = 1 << 4 // UpdatedAt is unset
 
 	// fill record flags
 	fillExternal = 1 << 0
@@ -109,6 +112,29 @@ func appendTime(b []byte, t time.Time) []byte {
 	return binary.AppendVarint(b, t.UnixNano())
 }
 
+// The values of the few-valued fields, stored as their index + 1 (zero:
+// another value, stored as a string after it).
+var (
+	sideNames  = []string{string(exchange.Buy), string(exchange.Sell)}
+	typeNames  = []string{string(exchange.GTC), string(exchange.GTD), string(exchange.FOK), string(exchange.FAK)}
+	stateNames = func() []string {
+		out := make([]string, len(allStates))
+		for i, s := range allStates {
+			out[i] = string(s)
+		}
+		return out
+	}()
+)
+
+func appendEnum(b []byte, s string, names []string) []byte {
+	for i, n := range names {
+		if n == s {
+			return append(b, byte(i+1))
+		}
+	}
+	return appendStr(append(b, 0), s)
+}
+
 // reader decodes one record; the first error sticks.
 type reader struct {
 	b   []byte
@@ -173,6 +199,20 @@ func (r *reader) bytes() []byte {
 
 func (r *reader) str() string { return string(r.bytes()) }
 
+func (r *reader) enum(names []string) string {
+	i := int(r.byte())
+	switch {
+	case r.err != nil:
+		return ""
+	case i == 0:
+		return r.str()
+	case i <= len(names):
+		return names[i-1]
+	}
+	r.fail(fmt.Errorf("value %d of %d", i, len(names)))
+	return ""
+}
+
 func (r *reader) cstr() string {
 	tag := r.byte()
 	raw := r.bytes()
@@ -221,9 +261,18 @@ func (r *reader) done() error {
 }
 
 // encodeOrder is the record of o, without its signed item (stored apart,
-// and only while it may still be needed).
-func encodeOrder(o *stored) []byte {
-	b := make([]byte, 0, 192)
+// and only while it may still be needed); its condition and token ids are
+// stored as numbers (names.go).
+func (tx *Tx) encodeOrder(o *stored) ([]byte, error) {
+	cond, err := tx.nameID(o.ConditionID)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tx.nameID(o.TokenID)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 128)
 	var flags byte
 	if o.hasFills {
 		flags |= ordHasFills
@@ -231,28 +280,45 @@ func encodeOrder(o *stored) []byte {
 	if o.ExchangeID != "" && o.ExchangeID == o.Hash {
 		flags |= ordXIDIsHash
 	}
+	if o.SentAt.IsZero() {
+		flags |= ordNoSentAt
+	}
+	if o.UpdatedAt.IsZero() {
+		flags |= ordNoUpdatedAt
+	}
+	whole := o.SizeMatched.Equal(o.Size) && o.SizeMatched.String() == o.Size.String()
+	if whole {
+		flags |= ordMatchedWhole
+	}
 	b = append(b, recFormat, flags)
 	b = appendCstr(b, o.Hash)
 	if flags&ordXIDIsHash == 0 {
 		b = appendCstr(b, o.ExchangeID)
 	}
-	b = appendCstr(b, o.ConditionID)
-	b = appendCstr(b, o.TokenID)
+	b = binary.AppendUvarint(b, cond)
+	b = binary.AppendUvarint(b, tok)
 	b = binary.AppendVarint(b, int64(o.Outcome))
-	b = appendStr(b, string(o.Side))
+	b = appendEnum(b, string(o.Side), sideNames)
 	b = appendDec(b, o.Price)
 	b = appendDec(b, o.Size)
-	b = appendDec(b, o.SizeMatched)
-	b = appendStr(b, string(o.OrderType))
-	b = appendStr(b, string(o.State))
+	if !whole {
+		b = appendDec(b, o.SizeMatched)
+	}
+	b = appendEnum(b, string(o.OrderType), typeNames)
+	b = appendEnum(b, string(o.State), stateNames)
 	b = appendCstr(b, o.Salt)
+	// CreatedAt is never zero (validate); the others are deltas from it.
 	b = appendTime(b, o.CreatedAt)
-	b = appendTime(b, o.SentAt)
-	b = appendTime(b, o.UpdatedAt)
-	return appendStr(b, o.LastError)
+	if !o.SentAt.IsZero() {
+		b = binary.AppendVarint(b, o.SentAt.Sub(o.CreatedAt).Nanoseconds())
+	}
+	if !o.UpdatedAt.IsZero() {
+		b = binary.AppendVarint(b, o.UpdatedAt.Sub(o.CreatedAt).Nanoseconds())
+	}
+	return appendStr(b, o.LastError), nil
 }
 
-func decodeOrder(raw []byte, o *stored) error {
+func (tx *Tx) decodeOrder(raw []byte, o *stored) error {
 	r := reader{b: raw}
 	if v := r.byte(); r.err == nil && v != recFormat {
 		return fmt.Errorf("order record format %d: %w", v, ErrInvalid)
@@ -265,21 +331,38 @@ func decodeOrder(raw []byte, o *stored) error {
 	} else {
 		o.ExchangeID = r.cstr()
 	}
-	o.ConditionID = r.cstr()
-	o.TokenID = r.cstr()
+	cond, tok := r.uvarint(), r.uvarint()
 	o.Outcome = int(r.varint())
-	o.Side = exchange.Side(r.str())
+	o.Side = exchange.Side(r.enum(sideNames))
 	o.Price = r.dec()
 	o.Size = r.dec()
-	o.SizeMatched = r.dec()
-	o.OrderType = exchange.OrderType(r.str())
-	o.State = OrderState(r.str())
+	if flags&ordMatchedWhole != 0 {
+		o.SizeMatched = o.Size
+	} else {
+		o.SizeMatched = r.dec()
+	}
+	o.OrderType = exchange.OrderType(r.enum(typeNames))
+	o.State = OrderState(r.enum(stateNames))
 	o.Salt = r.cstr()
 	o.CreatedAt = r.time()
-	o.SentAt = r.time()
-	o.UpdatedAt = r.time()
+	o.SentAt = time.Time{}
+	if flags&ordNoSentAt == 0 {
+		o.SentAt = o.CreatedAt.Add(time.Duration(r.varint()))
+	}
+	o.UpdatedAt = time.Time{}
+	if flags&ordNoUpdatedAt == 0 {
+		o.UpdatedAt = o.CreatedAt.Add(time.Duration(r.varint()))
+	}
 	o.LastError = r.str()
-	return r.done()
+	if err := r.done(); err != nil {
+		return err
+	}
+	var err error
+	if o.ConditionID, err = tx.name(cond); err != nil {
+		return err
+	}
+	o.TokenID, err = tx.name(tok)
+	return err
 }
 
 // encodeFill is the record of f. via, when not nil, is the order f names,

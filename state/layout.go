@@ -17,7 +17,9 @@ import (
 //	                Prune removes them
 //	orders_kept     seq → order record: final orders with something matched
 //	                (or a fill), kept for good beside their fills
-//	order_hashes    order hash (compact) → seq
+//	order_hashes    FNV-1a 64 of the order hash ‖ seq → empty
+//	names           token or condition id (compact) → its number (8 bytes)
+//	name_ids        number (8 bytes) → token or condition id
 //	order_items     seq → the signed placement item (JSON, no owner), while
 //	                the order is open (and for a Failed order, until pruned)
 //	orders_by_xid   exchange order id → order hash, when the id is not the
@@ -26,7 +28,7 @@ import (
 //	orders_done     time key of UpdatedAt ‖ seq → empty: the final orders
 //	                with nothing matched, oldest first (the prune queue)
 //	fills           seq → fill record (codec.go)
-//	fill_ids        fill id → seq
+//	fill_ids        fill id (compact) → seq
 //	fills_by_time   time key (8 bytes) ‖ seq (8 bytes) → empty
 //	positions       token id → Position JSON
 //
@@ -46,6 +48,8 @@ var (
 	bucketOrdersByXID   = []byte("orders_by_xid")
 	bucketOrdersByState = []byte("orders_by_state")
 	bucketOrdersDone    = []byte("orders_done")
+	bucketNames         = []byte("names")
+	bucketNameIDs       = []byte("name_ids")
 	bucketFills         = []byte("fills")
 	bucketFillIDs       = []byte("fill_ids")
 	bucketFillsByTime   = []byte("fills_by_time")
@@ -58,7 +62,7 @@ var (
 // allBuckets lists the buckets of the current schema.
 var allBuckets = [][]byte{
 	bucketMeta, bucketOrders, bucketOrdersKept, bucketOrderHashes, bucketOrderItems,
-	bucketOrdersByXID, bucketOrdersByState, bucketOrdersDone,
+	bucketOrdersByXID, bucketOrdersByState, bucketOrdersDone, bucketNames, bucketNameIDs,
 	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions,
 }
 

@@ -152,8 +152,8 @@ func migrate1to2(btx *bolt.Tx) error {
 // get seqs in creation order (CreatedAt, then hash) and binary records, the
 // signed item only while it is still needed, the state index only for open
 // orders, the final orders with nothing matched a place in the prune queue;
-// fills become binary records under their seqs. Positions and the fill-id
-// index keep their format.
+// fills become binary records under their seqs, indexed by their ids in
+// compact form. Positions keep their format.
 func migrate2to3(btx *bolt.Tx) error {
 	var orders []stored
 	err := btx.Bucket(bucketOrders).ForEach(func(k, v []byte) error {
@@ -180,7 +180,7 @@ func migrate2to3(btx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range [][]byte{bucketOrders, bucketOrdersByXID, bucketOrdersByState, bucketFills, bucketFillsByTime} {
+	for _, name := range [][]byte{bucketOrders, bucketOrdersByXID, bucketOrdersByState, bucketFills, bucketFillIDs, bucketFillsByTime} {
 		if err := btx.DeleteBucket(name); err != nil {
 			return fmt.Errorf("drop bucket %s: %w", name, err)
 		}
@@ -217,6 +217,9 @@ func migrate2to3(btx *bolt.Tx) error {
 			return err
 		}
 		if err := btx.Bucket(bucketFillsByTime).Put(fillTimeKey(f.Time, f.Seq), []byte{}); err != nil {
+			return err
+		}
+		if err := btx.Bucket(bucketFillIDs).Put(cstrKey(f.ID), seqKey(f.Seq)); err != nil {
 			return err
 		}
 	}

@@ -76,7 +76,7 @@ func (tx *Tx) pruneOne(k []byte) error {
 	if err := tx.bucket(bucketOrderItems).Delete(sk); err != nil {
 		return err
 	}
-	if err := tx.bucket(bucketOrderHashes).Delete(cstrKey(o.Hash)); err != nil {
+	if err := tx.bucket(bucketOrderHashes).Delete(hashKey(o.Hash, seq)); err != nil {
 		return err
 	}
 	if o.ExchangeID != "" && o.ExchangeID != o.Hash {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -15,6 +16,9 @@ import (
 // ErrReadOnly.
 type Tx struct {
 	btx *bolt.Tx
+	// ids and names cache the name numbers looked up (names.go).
+	ids   map[string]uint64
+	names map[uint64]string
 }
 
 // ID returns bbolt's transaction id: the number of commits the file has seen.
@@ -68,17 +72,40 @@ func (o *stored) queued() bool { return o.State.Final() && !o.keep() }
 // exchange) until it is pruned.
 func (o *stored) needsItem() bool { return !o.State.Final() || o.State == Failed }
 
-// orderSeq returns the seq of the order with the given hash.
-func (tx *Tx) orderSeq(hash string) (uint64, bool) {
+// hashKey is the order_hashes key of an order: a 64-bit FNV-1a digest of
+// its hash, then its seq. Digests may collide; a lookup reads every order
+// under the digest and compares the hash.
+func hashKey(hash string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(hashPrefix(hash), seq)
+}
+
+func hashPrefix(hash string) []byte {
+	h := fnv.New64a()
+	h.Write([]byte(hash))
+	return h.Sum(make([]byte, 0, 16))
+}
+
+// find returns the stored order with the given hash (its item not read).
+func (tx *Tx) find(hash string) (*stored, bool, error) {
 	b := tx.bucket(bucketOrderHashes)
 	if b == nil {
-		return 0, false
+		return nil, false, nil
 	}
-	v := b.Get(cstrKey(hash))
-	if len(v) != 8 {
-		return 0, false
+	prefix := hashPrefix(hash)
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) != 16 {
+			return nil, false, fmt.Errorf("hash index key %x: %w", k, ErrInconsistent)
+		}
+		o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false)
+		if err != nil {
+			return nil, false, fmt.Errorf("hash index: %w", err)
+		}
+		if o.Hash == hash {
+			return o, true, nil
+		}
 	}
-	return binary.BigEndian.Uint64(v), true
+	return nil, false, nil
 }
 
 // orderAt reads the order record stored under seq, from orders or
@@ -93,7 +120,7 @@ func (tx *Tx) orderAt(seq uint64, withItem bool) (*stored, error) {
 	if raw == nil {
 		return nil, fmt.Errorf("order seq %d: %w", seq, ErrNotFound)
 	}
-	if err := decodeOrder(raw, o); err != nil {
+	if err := tx.decodeOrder(raw, o); err != nil {
 		return nil, fmt.Errorf("order seq %d: decode: %w", seq, err)
 	}
 	if withItem {
@@ -117,16 +144,17 @@ func (tx *Tx) readItem(o *stored) error {
 
 // load returns the stored order with the given hash, or ErrNotFound.
 func (tx *Tx) load(hash string, withItem bool) (*stored, error) {
-	if tx.bucket(bucketOrderHashes) == nil {
-		return nil, fmt.Errorf("order %q: %w", hash, ErrNotFound)
-	}
-	seq, ok := tx.orderSeq(hash)
-	if !ok {
-		return nil, fmt.Errorf("order %q: %w", hash, ErrNotFound)
-	}
-	o, err := tx.orderAt(seq, withItem)
-	if err != nil {
+	o, ok, err := tx.find(hash)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("order %q: %w", hash, err)
+	case !ok:
+		return nil, fmt.Errorf("order %q: %w", hash, ErrNotFound)
+	}
+	if withItem {
+		if err := tx.readItem(o); err != nil {
+			return nil, err
+		}
 	}
 	return o, nil
 }
@@ -157,7 +185,7 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 			return err
 		}
 		o.seq = seq
-		if err := tx.bucket(bucketOrderHashes).Put(cstrKey(o.Hash), seqKey(seq)); err != nil {
+		if err := tx.bucket(bucketOrderHashes).Put(hashKey(o.Hash, seq), []byte{}); err != nil {
 			return err
 		}
 	}
@@ -220,7 +248,11 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 	if o.kept {
 		to = kept
 	}
-	return to.Put(seq, encodeOrder(o))
+	raw, err := tx.encodeOrder(o)
+	if err != nil {
+		return err
+	}
+	return to.Put(seq, raw)
 }
 
 // indexExchangeID records a new exchange id of o in orders_by_xid (unless

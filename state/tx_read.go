@@ -80,7 +80,7 @@ func (tx *Tx) EachOrder(f OrderFilter, fn func(o *Order) error) error {
 	}
 	visit := func(seq uint64, raw []byte, kept bool) error {
 		o := stored{seq: seq, kept: kept}
-		if err := decodeOrder(raw, &o); err != nil {
+		if err := tx.decodeOrder(raw, &o); err != nil {
 			return fmt.Errorf("decode order seq %d: %w", seq, err)
 		}
 		if !f.match(&o.Order) {
@@ -263,7 +263,7 @@ func (tx *Tx) Fill(id string) (Fill, error) {
 	ids := tx.bucket(bucketFillIDs)
 	var seq []byte
 	if ids != nil {
-		seq = ids.Get([]byte(id))
+		seq = ids.Get(cstrKey(id))
 	}
 	if seq == nil || tx.bucket(bucketFills) == nil {
 		return Fill{}, fmt.Errorf("fill %q: %w", id, ErrNotFound)

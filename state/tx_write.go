@@ -29,8 +29,11 @@ func (tx *Tx) PutIntent(o Order) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if _, ok := tx.orderSeq(o.Hash); ok {
-		return fmt.Errorf("order %s: %w", o.Hash, ErrOrderExists)
+	if _, ok, err := tx.find(o.Hash); err != nil || ok {
+		if err == nil {
+			err = ErrOrderExists
+		}
+		return fmt.Errorf("order %s: %w", o.Hash, err)
 	}
 	return tx.putOrder(nil, &stored{Order: o})
 }
@@ -124,7 +127,7 @@ func (tx *Tx) AddFill(f Fill) (bool, error) {
 		return false, err
 	}
 	ids := tx.bucket(bucketFillIDs)
-	if ids.Get([]byte(f.ID)) != nil {
+	if ids.Get(cstrKey(f.ID)) != nil {
 		return false, nil
 	}
 	var via *stored // the order f names, when its record can stand for f's
@@ -174,7 +177,7 @@ func (tx *Tx) AddFill(f Fill) (bool, error) {
 		inKeys bool // keys arrive in key order
 	}{
 		{bucketFills, seqKey(seq), raw, true},
-		{bucketFillIDs, []byte(f.ID), seqKey(seq), false},
+		{bucketFillIDs, cstrKey(f.ID), seqKey(seq), false},
 		{bucketFillsByTime, fillTimeKey(f.Time, seq), []byte{}, true},
 		{bucketPositions, []byte(f.TokenID), praw, false},
 	} {

@@ -185,6 +185,20 @@ func (w weekSim) check(t testing.TB, s *Store, res weekResult, maxSize int64, ch
 		t.Errorf("%d fills in the journal (%v), %d journaled", fills, err, res.fills)
 	}
 	t.Logf("%d orders, %d fills, %d pruned", res.orders, res.fills, res.pruned)
+	logBuckets(t, s)
+}
+
+// logBuckets logs each bucket's keys and the bytes its pages take.
+func logBuckets(t testing.TB, s *Store) {
+	t.Helper()
+	_ = s.View(func(tx *Tx) error {
+		for _, name := range allBuckets {
+			st := tx.bucket(name).Stats()
+			t.Logf("%-16s %9d keys  leaf %7.1f MB in use of %7.1f MB, branch %6.1f MB", name, st.KeyN,
+				float64(st.LeafInuse)/(1<<20), float64(st.LeafAlloc)/(1<<20), float64(st.BranchAlloc)/(1<<20))
+		}
+		return nil
+	})
 }
 
 // TestJournalRetentionShort is the normal-test version of the week: three
