@@ -16,13 +16,13 @@ const maxCheckErrors = 20
 // returns nil or an error wrapping ErrInconsistent that lists what is wrong:
 //   - bbolt's own structural check passes;
 //   - the schema version is current;
-//   - every order decodes, validates, is in orders_kept exactly when it is
-//     final and kept, is found by its hash, is in the state index exactly
-//     when it is open, in the prune queue exactly when it is final with
-//     nothing matched, has its signed item exactly while it needs it, and
-//     (when it has one that is not its hash) is in the exchange-id index;
-//   - every hash, state, prune-queue, item and exchange-id entry names an
-//     existing order that it fits;
+//   - every order decodes, validates, is in the bucket of its state (open,
+//     final with nothing matched, kept), is found by its hash, is in the
+//     prune queue exactly when it is final with nothing matched, has its
+//     signed item exactly while it needs it, and (when it has one that is
+//     not its hash) is in the exchange-id index;
+//   - every hash, name, prune-queue, item and exchange-id entry names an
+//     existing order (or name) that it fits;
 //   - every fill decodes, is indexed by id and by time, and names a
 //     journaled order (marked as having fills) unless marked External;
 //     every fill-id and fill-time entry names an existing fill;
@@ -96,20 +96,16 @@ func (c *checker) addf(format string, a ...any) {
 func (c *checker) orders() {
 	tx := c.tx
 	hashes := tx.bucket(bucketOrderHashes)
-	byState := tx.bucket(bucketOrdersByState)
 	byXID := tx.bucket(bucketOrdersByXID)
 	items := tx.bucket(bucketOrderItems)
-	done := tx.bucket(bucketOrdersDone)
-	for _, b := range []struct {
-		name []byte
-		kept bool
-	}{{bucketOrders, false}, {bucketOrdersKept, true}} {
-		_ = tx.bucket(b.name).ForEach(func(k, v []byte) error {
+	done := tx.bucket(bucketPruneQueue)
+	for w, name := range whereBuckets {
+		_ = tx.bucket(name).ForEach(func(k, v []byte) error {
 			if len(k) != 8 {
-				c.addf("%s key %x is not a seq", b.name, k)
+				c.addf("%s key %x is not a seq", name, k)
 				return nil
 			}
-			o := stored{seq: binary.BigEndian.Uint64(k), kept: b.kept}
+			o := stored{seq: binary.BigEndian.Uint64(k), at: where(w)}
 			if err := tx.decodeOrder(v, &o); err != nil {
 				c.addf("order seq %d: decode: %v", o.seq, err)
 				return nil
@@ -117,16 +113,13 @@ func (c *checker) orders() {
 			if err := o.validate(); err != nil {
 				c.addf("%v", err)
 			}
-			if o.inKept() != b.kept {
-				c.addf("order %s (%s, kept %v) stored in %s", o.Hash, o.State, o.keep(), b.name)
+			if o.home() != o.at {
+				c.addf("order %s (%s, kept %v) stored in %s", o.Hash, o.State, o.keep(), name)
 			}
 			if !has(hashes, hashKey(o.Hash, o.seq)) {
 				c.addf("order %s at seq %d: missing from the hash index", o.Hash, o.seq)
 			} else if found, ok, _ := tx.find(o.Hash); !ok || found.seq != o.seq {
 				c.addf("order %s at seq %d: its hash finds another order", o.Hash, o.seq)
-			}
-			if o.State.Final() == has(byState, stateKey(o.State, o.seq)) {
-				c.addf("order %s (%s): state index entry wrong", o.Hash, o.State)
 			}
 			if o.queued() != has(done, doneKey(o.UpdatedAt, o.seq)) {
 				c.addf("order %s (%s, kept %v): prune queue entry wrong", o.Hash, o.State, o.keep())
@@ -159,22 +152,6 @@ func (c *checker) orders() {
 		}
 		return nil
 	})
-	_ = byState.ForEach(func(k, _ []byte) error {
-		i := bytes.IndexByte(k, 0)
-		if i < 0 || len(k)-i-1 != 8 {
-			c.addf("state index key %q is malformed", k)
-			return nil
-		}
-		st, seq := OrderState(k[:i]), binary.BigEndian.Uint64(k[i+1:])
-		o, err := tx.orderAt(seq, false)
-		switch {
-		case err != nil:
-			c.addf("state index %s names order seq %d: %v", st, seq, err)
-		case o.State != st:
-			c.addf("state index %s names order %s, which is %s", st, o.Hash, o.State)
-		}
-		return nil
-	})
 	_ = done.ForEach(func(k, _ []byte) error {
 		if len(k) != 16 {
 			c.addf("prune queue key %x is malformed", k)
@@ -186,8 +163,8 @@ func (c *checker) orders() {
 		return nil
 	})
 	_ = items.ForEach(func(k, _ []byte) error {
-		if len(k) != 8 || tx.bucket(bucketOrders).Get(k) == nil {
-			c.addf("signed item %x names no order in orders", k)
+		if o, err := tx.orderAt(binary.BigEndian.Uint64(append(make([]byte, 8-min(8, len(k))), k...)), false); len(k) != 8 || err != nil || !o.needsItem() {
+			c.addf("signed item %x names no order that needs one", k)
 		}
 		return nil
 	})

@@ -22,27 +22,28 @@ func TestCheckFindsDamage(t *testing.T) {
 		damage func(btx *bolt.Tx) error
 		want   string
 	}{
-		{"state index entry missing", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Delete(stateKey(PartiallyFilled, 1))
-		}, "state index entry wrong"},
-		{"stale state index entry", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Put(stateKey(Live, 1), []byte{})
-		}, "which is partially_filled"},
-		{"dangling state index entry", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Put(stateKey(Live, 99), []byte{})
-		}, "names order seq 99"},
+		{"open order in the wrong bucket", func(btx *bolt.Tx) error {
+			v := btx.Bucket(bucketOrdersOpen).Get(seqKey(1))
+			if err := btx.Bucket(bucketOrdersOpen).Delete(seqKey(1)); err != nil {
+				return err
+			}
+			return btx.Bucket(bucketOrdersKept).Put(seqKey(1), v)
+		}, "stored in orders_kept"},
+		{"signed item missing", func(btx *bolt.Tx) error {
+			return btx.Bucket(bucketOrderItems).Delete(seqKey(1))
+		}, "signed item stored false"},
 		{"dangling prune queue entry", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersDone).Put(doneKey(t0, 1), []byte{})
+			return btx.Bucket(bucketPruneQueue).Put(doneKey(t0, 1), []byte{})
 		}, "prune queue key"},
 		{"item of a final order", func(btx *bolt.Tx) error {
 			return btx.Bucket(bucketOrderItems).Put(seqKey(99), []byte("{}"))
-		}, "names no order"},
+		}, "names no order that needs one"},
 		{"exchange id index wrong", func(btx *bolt.Tx) error {
 			return btx.Bucket(bucketOrdersByXID).Put([]byte("X1"), []byte("0xghost"))
 		}, "exchange id X1 indexed to"},
 		{"order under wrong key", func(btx *bolt.Tx) error {
-			v := btx.Bucket(bucketOrders).Get(seqKey(1))
-			return btx.Bucket(bucketOrders).Put(seqKey(7), v)
+			v := btx.Bucket(bucketOrdersOpen).Get(seqKey(1))
+			return btx.Bucket(bucketOrdersOpen).Put(seqKey(7), v)
 		}, "missing from the hash index"},
 		{"position tampered", func(btx *bolt.Tx) error {
 			var p Position

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ const (
 	cstrHex    = 1 // "0x" + lower-case hex of an even length
 	cstrDigits = 2 // a decimal integer without leading zeros (a uint256 token id)
 	cstrDHex   = 3 // "d:" + lower-case hex (a derived fill id)
+	cstrUint   = 4 // a decimal integer without leading zeros below 2^64 (a salt): uvarint
 
 	// maxDigits bounds the decimal integers stored as numbers; longer ones
 	// are stored raw.
@@ -64,6 +66,9 @@ func appendCstr(b []byte, s string) []byte {
 		}
 	}
 	if n := len(s); n > 0 && n <= maxDigits && (s[0] != '0' || n == 1) && isDigits(s) {
+		if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+			return binary.AppendUvarint(append(b, cstrUint), u)
+		}
 		var v big.Int
 		v.SetString(s, 10)
 		raw := v.Bytes()
@@ -215,6 +220,9 @@ func (r *reader) enum(names []string) string {
 
 func (r *reader) cstr() string {
 	tag := r.byte()
+	if tag == cstrUint {
+		return strconv.FormatUint(r.uvarint(), 10)
+	}
 	raw := r.bytes()
 	if r.err != nil {
 		return ""
@@ -424,4 +432,60 @@ func decodeFill(raw []byte, f *Fill) (orderSeq uint64, err error) {
 	f.Fee = r.dec()
 	f.Time = r.time()
 	return orderSeq, r.done()
+}
+
+// encodeItem is the record of a signed placement item, without its owner
+// (the API key, never stored). Its token and condition ids are numbers, as
+// in the order record.
+func (tx *Tx) encodeItem(it *exchange.PlacementItem) ([]byte, error) {
+	o := &it.Order
+	cond, err := tx.nameID(o.ConditionID)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tx.nameID(o.TokenID)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 160)
+	b = append(b, recFormat)
+	for _, s := range []string{o.Salt, o.Maker, o.Signer} {
+		b = appendCstr(b, s)
+	}
+	b = binary.AppendUvarint(b, tok)
+	b = binary.AppendUvarint(b, cond)
+	for _, s := range []string{o.MakerAmount, o.TakerAmount} {
+		b = appendCstr(b, s)
+	}
+	b = appendEnum(b, string(o.Side), sideNames)
+	b = binary.AppendVarint(b, int64(o.SignatureType))
+	for _, s := range []string{o.Timestamp, o.Metadata, o.Builder, o.Signature} {
+		b = appendCstr(b, s)
+	}
+	return appendEnum(b, string(it.OrderType), typeNames), nil
+}
+
+func (tx *Tx) decodeItem(raw []byte, it *exchange.PlacementItem) error {
+	r := reader{b: raw}
+	if v := r.byte(); r.err == nil && v != recFormat {
+		return fmt.Errorf("item record format %d: %w", v, ErrInvalid)
+	}
+	o := &it.Order
+	o.Salt, o.Maker, o.Signer = r.cstr(), r.cstr(), r.cstr()
+	tok, cond := r.uvarint(), r.uvarint()
+	o.MakerAmount, o.TakerAmount = r.cstr(), r.cstr()
+	o.Side = exchange.Side(r.enum(sideNames))
+	o.SignatureType = int(r.varint())
+	o.Timestamp, o.Metadata, o.Builder, o.Signature = r.cstr(), r.cstr(), r.cstr(), r.cstr()
+	it.OrderType = exchange.OrderType(r.enum(typeNames))
+	it.Owner = ""
+	if err := r.done(); err != nil {
+		return err
+	}
+	var err error
+	if o.TokenID, err = tx.name(tok); err != nil {
+		return err
+	}
+	o.ConditionID, err = tx.name(cond)
+	return err
 }

@@ -12,25 +12,28 @@ import (
 //	meta            "schema_version" → decimal ASCII; "account" → account;
 //	                "rate_spent" → the rate-limit record (ratespent.go);
 //	                other keys → SetMeta values
-//	orders          seq → order record (codec.go): every order that is not
-//	                final, and final orders with nothing matched until
-//	                Prune removes them
+//	orders_open     seq → order record (codec.go) of every open order
+//	orders_final    seq → order record: final orders with nothing matched,
+//	                until Prune removes them
 //	orders_kept     seq → order record: final orders with something matched
 //	                (or a fill), kept for good beside their fills
 //	order_hashes    FNV-1a 64 of the order hash ‖ seq → empty
 //	names           token or condition id (compact) → its number (8 bytes)
 //	name_ids        number (8 bytes) → token or condition id
-//	order_items     seq → the signed placement item (JSON, no owner), while
+//	order_items     seq → the signed placement item (codec.go, no owner), while
 //	                the order is open (and for a Failed order, until pruned)
 //	orders_by_xid   exchange order id → order hash, when the id is not the
 //	                hash itself
-//	orders_by_state state name ‖ 0x00 ‖ seq → empty, open states only
-//	orders_done     time key of UpdatedAt ‖ seq → empty: the final orders
-//	                with nothing matched, oldest first (the prune queue)
+//	prune_queue     time key of UpdatedAt ‖ seq → empty: the orders in
+//	                orders_final, oldest first
 //	fills           seq → fill record (codec.go)
 //	fill_ids        fill id (compact) → seq
 //	fills_by_time   time key (8 bytes) ‖ seq (8 bytes) → empty
 //	positions       token id → Position JSON
+//
+// An order moves between orders_open, orders_final and orders_kept as its
+// state changes, keeping its seq; open orders are few, so reading them all
+// (a restart's reconciliation) reads one small bucket.
 //
 // Schema version 2 (and 1, which also stored the item's owner) kept every
 // order as JSON with its whole item under its hash ("orders"), indexed every
@@ -41,13 +44,15 @@ import (
 // no indexes.
 var (
 	bucketMeta          = []byte("meta")
-	bucketOrders        = []byte("orders")
+	bucketOrders        = []byte("orders") // schema 0 to 2
+	bucketOrdersOpen    = []byte("orders_open")
+	bucketOrdersFinal   = []byte("orders_final")
 	bucketOrdersKept    = []byte("orders_kept")
 	bucketOrderHashes   = []byte("order_hashes")
 	bucketOrderItems    = []byte("order_items")
 	bucketOrdersByXID   = []byte("orders_by_xid")
-	bucketOrdersByState = []byte("orders_by_state")
-	bucketOrdersDone    = []byte("orders_done")
+	bucketOrdersByState = []byte("orders_by_state") // schema 1 and 2
+	bucketPruneQueue    = []byte("prune_queue")
 	bucketNames         = []byte("names")
 	bucketNameIDs       = []byte("name_ids")
 	bucketFills         = []byte("fills")
@@ -61,8 +66,8 @@ var (
 
 // allBuckets lists the buckets of the current schema.
 var allBuckets = [][]byte{
-	bucketMeta, bucketOrders, bucketOrdersKept, bucketOrderHashes, bucketOrderItems,
-	bucketOrdersByXID, bucketOrdersByState, bucketOrdersDone, bucketNames, bucketNameIDs,
+	bucketMeta, bucketOrdersOpen, bucketOrdersFinal, bucketOrdersKept, bucketOrderHashes, bucketOrderItems,
+	bucketOrdersByXID, bucketPruneQueue, bucketNames, bucketNameIDs,
 	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions,
 }
 
@@ -82,14 +87,6 @@ const SchemaVersion = 3
 // bbolt's key limit.
 const maxKeyLen = 512
 
-// stateKey is the orders_by_state key of one open order.
-func stateKey(s OrderState, seq uint64) []byte {
-	k := make([]byte, 0, len(s)+9)
-	k = append(k, s...)
-	k = append(k, 0)
-	return binary.BigEndian.AppendUint64(k, seq)
-}
-
 // v2StateKey is the orders_by_state key of schema versions 1 and 2.
 func v2StateKey(s OrderState, hash string) []byte {
 	k := make([]byte, 0, len(s)+1+len(hash))
@@ -98,14 +95,9 @@ func v2StateKey(s OrderState, hash string) []byte {
 	return append(k, hash...)
 }
 
-// doneKey is the orders_done key of a final order.
+// doneKey is the prune_queue key of a final order.
 func doneKey(updated time.Time, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(timeKey(updated), seq)
-}
-
-// stateKeyPrefix is the prefix shared by every orders_by_state key of s.
-func stateKeyPrefix(s OrderState) []byte {
-	return append([]byte(s), 0)
 }
 
 func seqKey(seq uint64) []byte {

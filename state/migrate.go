@@ -150,8 +150,8 @@ func migrate1to2(btx *bolt.Tx) error {
 
 // migrate2to3 rewrites a schema-2 journal in the layout of schema 3: orders
 // get seqs in creation order (CreatedAt, then hash) and binary records, the
-// signed item only while it is still needed, the state index only for open
-// orders, the final orders with nothing matched a place in the prune queue;
+// signed item only while it is still needed, a bucket by state (open, final
+// with nothing matched, kept), the final orders with nothing matched a place in the prune queue;
 // fills become binary records under their seqs, indexed by their ids in
 // compact form. Positions keep their format.
 func migrate2to3(btx *bolt.Tx) error {

@@ -32,7 +32,7 @@ func (tx *Tx) Prune(cutoff time.Time, max int) (n int, more bool, err error) {
 	if max <= 0 {
 		return 0, false, fmt.Errorf("prune batch %d: %w", max, ErrInvalid)
 	}
-	done := tx.bucket(bucketOrdersDone)
+	done := tx.bucket(bucketPruneQueue)
 	end := timeKey(cutoff)
 	var keys [][]byte
 	c := done.Cursor()
@@ -53,12 +53,12 @@ func (tx *Tx) Prune(cutoff time.Time, max int) (n int, more bool, err error) {
 	return n, more, nil
 }
 
-// pruneOne removes the queued order of the orders_done key k.
+// pruneOne removes the queued order of the prune_queue key k.
 func (tx *Tx) pruneOne(k []byte) error {
 	if len(k) != 16 {
 		return fmt.Errorf("prune queue key %x: %w", k, ErrInconsistent)
 	}
-	if err := tx.bucket(bucketOrdersDone).Delete(k); err != nil {
+	if err := tx.bucket(bucketPruneQueue).Delete(k); err != nil {
 		return err
 	}
 	seq := binary.BigEndian.Uint64(k[8:])
@@ -66,11 +66,11 @@ func (tx *Tx) pruneOne(k []byte) error {
 	if err != nil {
 		return fmt.Errorf("prune queue names order seq %d: %w: %w", seq, err, ErrInconsistent)
 	}
-	if o.kept || !o.queued() || !bytes.Equal(doneKey(o.UpdatedAt, seq), k) {
+	if o.at != inFinal || !o.queued() || !bytes.Equal(doneKey(o.UpdatedAt, seq), k) {
 		return fmt.Errorf("prune queue names order %s (%s), which may not be pruned: %w", o.Hash, o.State, ErrInconsistent)
 	}
 	sk := seqKey(seq)
-	if err := tx.bucket(bucketOrders).Delete(sk); err != nil {
+	if err := tx.bucket(bucketOrdersFinal).Delete(sk); err != nil {
 		return err
 	}
 	if err := tx.bucket(bucketOrderItems).Delete(sk); err != nil {

@@ -56,6 +56,8 @@ type Store struct {
 	// created: this Open initialised the journal (a new file or an empty
 	// one).
 	created bool
+	// open caches where the open orders are (writers only; opencache.go).
+	open *openCache
 }
 
 // Open opens (creating if needed, unless ReadOnly) the journal at path.
@@ -89,7 +91,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, openError(path, opts.LockTimeout, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, open: &openCache{m: map[string]uint64{}}}
 	if err := db.Update(func(btx *bolt.Tx) (err error) { s.created, err = prepare(btx, opts.Account); return err }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)
@@ -190,7 +192,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	if s.readOnly {
 		return fmt.Errorf("update %s: %w", s.path, ErrReadOnly)
 	}
-	return s.db.Update(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx}) })
+	return s.db.Update(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx, open: s.open}) })
 }
 
 // View runs fn in a read-only transaction: a consistent view of the journal.

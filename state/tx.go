@@ -3,7 +3,6 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 
@@ -19,6 +18,12 @@ type Tx struct {
 	// ids and names cache the name numbers looked up (names.go).
 	ids   map[string]uint64
 	names map[uint64]string
+	// open is the store's cache of open orders (nil when it keeps none);
+	// openAdd and openDel are this transaction's changes to it, made when
+	// it commits.
+	open    *openCache
+	openAdd map[string]uint64
+	openDel []string
 }
 
 // ID returns bbolt's transaction id: the number of commits the file has seen.
@@ -48,24 +53,43 @@ func has(b *bolt.Bucket, k []byte) bool {
 // appendFill is the fill percent of the buckets written in key order.
 const appendFill = 0.9
 
+// where is the bucket that holds an order's record.
+type where uint8
+
+const (
+	inOpen  where = iota // orders_open
+	inFinal              // orders_final
+	inKept               // orders_kept
+)
+
+var whereBuckets = [...][]byte{inOpen: bucketOrdersOpen, inFinal: bucketOrdersFinal, inKept: bucketOrdersKept}
+
 // stored is an order as the journal holds it: the Order and where it is.
 type stored struct {
 	Order
 	seq      uint64
-	kept     bool // the record is in orders_kept (else in orders)
-	hasFills bool // some fill names it
+	at       where // the bucket its record is in
+	hasFills bool  // some fill names it
 }
 
 // keep reports whether a final order stays for good: something of it
 // matched, or a fill names it.
 func (o *stored) keep() bool { return o.SizeMatched.IsPositive() || o.hasFills }
 
-// inKept is where the record of o belongs: orders_kept once it is final and
-// kept.
-func (o *stored) inKept() bool { return o.State.Final() && o.keep() }
+// home is where the record of o belongs.
+func (o *stored) home() where {
+	switch {
+	case !o.State.Final():
+		return inOpen
+	case o.keep():
+		return inKept
+	}
+	return inFinal
+}
 
-// queued reports whether o is in the prune queue (orders_done).
-func (o *stored) queued() bool { return o.State.Final() && !o.keep() }
+// queued reports whether o is in the prune queue: final with nothing
+// matched.
+func (o *stored) queued() bool { return o.home() == inFinal }
 
 // needsItem reports whether the signed item of o is kept: while it is open,
 // and for a Failed order (which reconciliation may yet find on the
@@ -87,6 +111,13 @@ func hashPrefix(hash string) []byte {
 
 // find returns the stored order with the given hash (its item not read).
 func (tx *Tx) find(hash string) (*stored, bool, error) {
+	if tx.open != nil {
+		if seq, ok := tx.open.get(hash); ok {
+			if o, err := tx.orderAt(seq, false); err == nil && o.Hash == hash {
+				return o, true, nil
+			}
+		}
+	}
 	b := tx.bucket(bucketOrderHashes)
 	if b == nil {
 		return nil, false, nil
@@ -108,14 +139,17 @@ func (tx *Tx) find(hash string) (*stored, bool, error) {
 	return nil, false, nil
 }
 
-// orderAt reads the order record stored under seq, from orders or
-// orders_kept; withItem also reads its signed item when it has one.
+// orderAt reads the order record stored under seq, from whichever bucket
+// holds it; withItem also reads its signed item when it has one.
 func (tx *Tx) orderAt(seq uint64, withItem bool) (*stored, error) {
 	k := seqKey(seq)
 	o := &stored{seq: seq}
-	raw := tx.bucket(bucketOrders).Get(k)
-	if raw == nil {
-		raw, o.kept = tx.bucket(bucketOrdersKept).Get(k), true
+	var raw []byte
+	for w, name := range whereBuckets {
+		if raw = tx.bucket(name).Get(k); raw != nil {
+			o.at = where(w)
+			break
+		}
 	}
 	if raw == nil {
 		return nil, fmt.Errorf("order seq %d: %w", seq, ErrNotFound)
@@ -136,7 +170,7 @@ func (tx *Tx) readItem(o *stored) error {
 	if raw == nil {
 		return nil
 	}
-	if err := json.Unmarshal(raw, &o.Item); err != nil {
+	if err := tx.decodeItem(raw, &o.Item); err != nil {
 		return fmt.Errorf("order %s: decode item: %w", o.Hash, err)
 	}
 	return nil
@@ -175,12 +209,8 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	// Records are appended in seq (or time) order: pages filled to 90%
-	// waste less than bbolt's default half-full split.
-	orders, kept := tx.bucket(bucketOrders), tx.bucket(bucketOrdersKept)
-	orders.FillPercent, kept.FillPercent = appendFill, appendFill
 	if prev == nil {
-		seq, err := orders.NextSequence()
+		seq, err := tx.bucket(bucketOrdersOpen).NextSequence()
 		if err != nil {
 			return err
 		}
@@ -193,18 +223,7 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 	if err := tx.indexExchangeID(prev, o); err != nil {
 		return err
 	}
-	byState := tx.bucket(bucketOrdersByState)
-	if prev != nil && !prev.State.Final() && prev.State != o.State {
-		if err := byState.Delete(stateKey(prev.State, o.seq)); err != nil {
-			return err
-		}
-	}
-	if !o.State.Final() && (prev == nil || prev.State != o.State) {
-		if err := byState.Put(stateKey(o.State, o.seq), []byte{}); err != nil {
-			return err
-		}
-	}
-	done := tx.bucket(bucketOrdersDone)
+	done := tx.bucket(bucketPruneQueue)
 	if prev != nil && prev.queued() && (!o.queued() || !prev.UpdatedAt.Equal(o.UpdatedAt)) {
 		if err := done.Delete(doneKey(prev.UpdatedAt, o.seq)); err != nil {
 			return err
@@ -219,9 +238,7 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 	items := tx.bucket(bucketOrderItems)
 	switch {
 	case prev == nil && o.needsItem():
-		item := o.Item
-		item.Owner = "" // the API key is a secret: never stored
-		raw, err := json.Marshal(&item)
+		raw, err := tx.encodeItem(&o.Item) // never its owner: the API key is a secret
 		if err != nil {
 			return fmt.Errorf("order %s: encode item: %w", o.Hash, err)
 		}
@@ -234,20 +251,17 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 			return err
 		}
 	}
-	o.kept = o.inKept()
-	if prev != nil && prev.kept != o.kept {
-		from := orders
-		if prev.kept {
-			from = kept
-		}
-		if err := from.Delete(seq); err != nil {
+	tx.noteOpen(prev, o)
+	o.at = o.home()
+	if prev != nil && prev.at != o.at {
+		if err := tx.bucket(whereBuckets[prev.at]).Delete(seq); err != nil {
 			return err
 		}
 	}
-	to := orders
-	if o.kept {
-		to = kept
-	}
+	// Records arrive about in seq order: pages filled to 90% waste less
+	// than bbolt's default half-full split.
+	to := tx.bucket(whereBuckets[o.at])
+	to.FillPercent = appendFill
 	raw, err := tx.encodeOrder(o)
 	if err != nil {
 		return err

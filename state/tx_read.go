@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -70,62 +69,35 @@ func (tx *Tx) Orders(f OrderFilter) ([]Order, error) {
 // a time and in no particular order, so that a reader can go through a
 // large journal without holding it in memory; an error from fn stops the
 // walk and is returned. With States set to open states only it reads only
-// those states' index ranges. fn gets a fresh Order each call and must not
-// write to the store. Final orders with nothing matched that Prune removed
-// are gone.
+// the open orders. fn gets a fresh Order each call and must not write to
+// the store. Final orders with nothing matched that Prune removed are gone.
 func (tx *Tx) EachOrder(f OrderFilter, fn func(o *Order) error) error {
-	orders := tx.bucket(bucketOrders)
-	if orders == nil {
+	if tx.bucket(bucketOrdersOpen) == nil {
 		return nil
 	}
-	visit := func(seq uint64, raw []byte, kept bool) error {
-		o := stored{seq: seq, kept: kept}
-		if err := tx.decodeOrder(raw, &o); err != nil {
-			return fmt.Errorf("decode order seq %d: %w", seq, err)
-		}
-		if !f.match(&o.Order) {
-			return nil
-		}
-		if o.needsItem() {
-			if err := tx.readItem(&o); err != nil {
-				return err
-			}
-		}
-		return fn(&o.Order)
-	}
+	homes := []where{inOpen}
 	if len(f.States) == 0 || slices.ContainsFunc(f.States, OrderState.Final) {
-		for _, b := range []struct {
-			name []byte
-			kept bool
-		}{{bucketOrders, false}, {bucketOrdersKept, true}} {
-			c := tx.bucket(b.name).Cursor()
-			for k, v := c.First(); k != nil; k, v = c.Next() {
-				if len(k) != 8 {
-					return fmt.Errorf("order key %x: %w", k, ErrInconsistent)
-				}
-				if err := visit(binary.BigEndian.Uint64(k), v, b.kept); err != nil {
+		homes = append(homes, inFinal, inKept)
+	}
+	for _, w := range homes {
+		c := tx.bucket(whereBuckets[w]).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if len(k) != 8 {
+				return fmt.Errorf("%s key %x: %w", whereBuckets[w], k, ErrInconsistent)
+			}
+			o := stored{seq: binary.BigEndian.Uint64(k), at: w}
+			if err := tx.decodeOrder(v, &o); err != nil {
+				return fmt.Errorf("decode order seq %d: %w", o.seq, err)
+			}
+			if !f.match(&o.Order) {
+				continue
+			}
+			if o.needsItem() {
+				if err := tx.readItem(&o); err != nil {
 					return err
 				}
 			}
-		}
-		return nil
-	}
-	byState := tx.bucket(bucketOrdersByState)
-	seen := make(map[OrderState]bool, len(f.States))
-	for _, st := range f.States {
-		if seen[st] {
-			continue
-		}
-		seen[st] = true
-		prefix := stateKeyPrefix(st)
-		c := byState.Cursor()
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			seq := k[len(prefix):]
-			raw := orders.Get(seq)
-			if raw == nil || len(seq) != 8 {
-				return fmt.Errorf("state index names missing order %x: %w", seq, ErrInconsistent)
-			}
-			if err := visit(binary.BigEndian.Uint64(seq), raw, false); err != nil {
+			if err := fn(&o.Order); err != nil {
 				return err
 			}
 		}
