@@ -31,7 +31,8 @@ type weekSim struct {
 	fillEvery int
 	// sample is the simulated period over which sizes and transaction
 	// times are reported.
-	sample time.Duration
+	sample   time.Duration
+	progress bool // log each sample as it is taken
 }
 
 type weekSample struct {
@@ -142,7 +143,11 @@ func (w weekSim) run(t testing.TB, s *Store, start time.Time) weekResult {
 			}
 			var used int64
 			_ = s.View(func(tx *Tx) error { used = tx.btx.Size(); return nil })
-			res.samples = append(res.samples, weekSample{at: el, size: fi.Size(), used: used, txAvg: txSum / time.Duration(txN), fills: res.fills})
+			sm := weekSample{at: el, size: fi.Size(), used: used, txAvg: txSum / time.Duration(txN), fills: res.fills}
+			res.samples = append(res.samples, sm)
+			if w.progress {
+				t.Logf("t=%-8s file %7.1f MB  used %7.1f MB  fills %8d  step tx %v", sm.at, float64(sm.size)/(1<<20), float64(sm.used)/(1<<20), sm.fills, sm.txAvg)
+			}
 			txSum, txN = 0, 0
 		}
 	}
@@ -257,7 +262,7 @@ func TestJournalWeek(t *testing.T) {
 	}
 	defer s.Close()
 	w := weekSim{rate: rate, step: 10 * time.Second, duration: time.Duration(hours) * time.Hour, retention: DefaultRetention,
-		batch: DefaultPruneBatch, fillEvery: 20, sample: time.Hour}
+		batch: DefaultPruneBatch, fillEvery: 20, sample: time.Hour, progress: true}
 	res := w.run(t, s, t0)
 	w.check(t, s, res, 500<<20, true)
 }

@@ -108,6 +108,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newSimCmd(e, nil),
 		newMarketsCmd(e),
 		newOrdersCmd(e, time.Now),
+		newJournalCmd(e, time.Now),
 		newStatusCmd(e),
 		newStatementCmd(e, time.Now),
 		newCancelAllCmd(e),
