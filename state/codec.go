@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -108,7 +109,17 @@ func appendStr(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func appendDec(b []byte, d decimal.Decimal) []byte { return appendStr(b, d.String()) }
+// appendDec stores a decimal as its coefficient and exponent (both
+// varints) when the coefficient fits an int64, else as its string: either
+// way decoding gives the same coefficient and exponent back.
+func appendDec(b []byte, d decimal.Decimal) []byte {
+	if c := d.Coefficient(); c.IsInt64() {
+		b = append(b, 1)
+		b = binary.AppendVarint(b, c.Int64())
+		return binary.AppendVarint(b, int64(d.Exponent()))
+	}
+	return appendStr(append(b, 0), d.String())
+}
 
 func appendTime(b []byte, t time.Time) []byte {
 	if t.IsZero() {
@@ -242,6 +253,14 @@ func (r *reader) cstr() string {
 }
 
 func (r *reader) dec() decimal.Decimal {
+	if r.byte() == 1 {
+		c, e := r.varint(), r.varint()
+		if r.err != nil || e < math.MinInt32 || e > math.MaxInt32 {
+			r.fail(errTruncated)
+			return decimal.Zero
+		}
+		return decimal.New(c, int32(e))
+	}
 	s := r.bytes()
 	if r.err != nil {
 		return decimal.Zero

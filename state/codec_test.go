@@ -89,3 +89,15 @@ func TestRecordSizes(t *testing.T) {
 		t.Fatalf("order record %d bytes, fill record %d bytes", len(orec), len(frec))
 	}
 }
+
+// Decimals keep their coefficient and exponent, whatever their size.
+func TestDecimalRoundTrip(t *testing.T) {
+	for _, s := range []string{"0", "0.45", "10", "10.0", "-3.25", "1e30", "123456789012345678901234567890.5", "0.000001"} {
+		want := d(s)
+		r := reader{b: appendDec(nil, want)}
+		got := r.dec()
+		if r.done() != nil || got.Coefficient().Cmp(want.Coefficient()) != 0 || got.Exponent() != want.Exponent() {
+			t.Errorf("%s: got %s (%v)", s, got, r.err)
+		}
+	}
+}

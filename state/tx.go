@@ -15,9 +15,11 @@ import (
 // ErrReadOnly.
 type Tx struct {
 	btx *bolt.Tx
-	// ids and names cache the name numbers looked up (names.go).
-	ids   map[string]uint64
-	names map[uint64]string
+	// ids and names are the name numbers this Tx gave out (names.go);
+	// nameCache the store's committed ones (nil: none).
+	ids       map[string]uint64
+	names     map[uint64]string
+	nameCache *nameCache
 	// open is the store's cache of open orders (nil when it keeps none);
 	// openAdd and openDel are this transaction's changes to it, made when
 	// it commits.
