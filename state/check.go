@@ -95,7 +95,6 @@ func (c *checker) addf(format string, a ...any) {
 
 func (c *checker) orders() {
 	tx := c.tx
-	hashes := tx.bucket(bucketOrderHashes)
 	byXID := tx.bucket(bucketOrdersByXID)
 	items := tx.bucket(bucketOrderItems)
 	done := tx.bucket(bucketPruneQueue)
@@ -116,7 +115,7 @@ func (c *checker) orders() {
 			if o.home() != o.at {
 				c.addf("order %s (%s, kept %v) stored in %s", o.Hash, o.State, o.keep(), name)
 			}
-			if !has(hashes, hashKey(o.Hash, o.seq)) {
+			if !has(tx.bucket(hashIndex(o.at)), hashKey(o.Hash, o.seq)) {
 				c.addf("order %s at seq %d: missing from the hash index", o.Hash, o.seq)
 			} else if found, ok, _ := tx.find(o.Hash); !ok || found.seq != o.seq {
 				c.addf("order %s at seq %d: its hash finds another order", o.Hash, o.seq)
@@ -135,17 +134,19 @@ func (c *checker) orders() {
 			return nil
 		})
 	}
-	_ = hashes.ForEach(func(k, _ []byte) error {
-		if len(k) != 16 {
-			c.addf("hash index key %x is malformed", k)
+	for _, name := range [][]byte{bucketOrderHashes, bucketKeptHashes} {
+		_ = tx.bucket(name).ForEach(func(k, _ []byte) error {
+			if len(k) != 16 {
+				c.addf("hash index key %x is malformed", k)
+				return nil
+			}
+			o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false)
+			if err != nil || !bytes.Equal(hashKey(o.Hash, o.seq), k) || !bytes.Equal(hashIndex(o.at), name) {
+				c.addf("%s %x names an order it does not fit (%v)", name, k, err)
+			}
 			return nil
-		}
-		o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false)
-		if err != nil || !bytes.Equal(hashKey(o.Hash, o.seq), k) {
-			c.addf("hash index %x names an order it does not fit (%v)", k, err)
-		}
-		return nil
-	})
+		})
+	}
 	_ = tx.bucket(bucketNames).ForEach(func(k, v []byte) error {
 		if len(v) != 8 || string(tx.bucket(bucketNameIDs).Get(v)) == "" || !bytes.Equal(cstrKey(string(tx.bucket(bucketNameIDs).Get(v))), k) {
 			c.addf("name %x has number %x, which names something else", k, v)

@@ -17,7 +17,9 @@ import (
 //	                until Prune removes them
 //	orders_kept     seq → order record: final orders with something matched
 //	                (or a fill), kept for good beside their fills
-//	order_hashes    FNV-1a 64 of the order hash ‖ seq → empty
+//	order_hashes    FNV-1a 64 of the order hash ‖ seq → empty, for the orders
+//	                in orders_open and orders_final
+//	kept_hashes     the same for the orders in orders_kept
 //	names           token or condition id (compact) → its number (8 bytes)
 //	name_ids        number (8 bytes) → token or condition id
 //	order_items     seq → the signed placement item (codec.go, no owner), while
@@ -49,6 +51,7 @@ var (
 	bucketOrdersFinal   = []byte("orders_final")
 	bucketOrdersKept    = []byte("orders_kept")
 	bucketOrderHashes   = []byte("order_hashes")
+	bucketKeptHashes    = []byte("kept_hashes")
 	bucketOrderItems    = []byte("order_items")
 	bucketOrdersByXID   = []byte("orders_by_xid")
 	bucketOrdersByState = []byte("orders_by_state") // schema 1 and 2
@@ -66,7 +69,7 @@ var (
 
 // allBuckets lists the buckets of the current schema.
 var allBuckets = [][]byte{
-	bucketMeta, bucketOrdersOpen, bucketOrdersFinal, bucketOrdersKept, bucketOrderHashes, bucketOrderItems,
+	bucketMeta, bucketOrdersOpen, bucketOrdersFinal, bucketOrdersKept, bucketOrderHashes, bucketKeptHashes, bucketOrderItems,
 	bucketOrdersByXID, bucketPruneQueue, bucketNames, bucketNameIDs,
 	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions,
 }

@@ -120,25 +120,38 @@ func (tx *Tx) find(hash string) (*stored, bool, error) {
 			}
 		}
 	}
-	b := tx.bucket(bucketOrderHashes)
-	if b == nil {
-		return nil, false, nil
-	}
 	prefix := hashPrefix(hash)
-	c := b.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		if len(k) != 16 {
-			return nil, false, fmt.Errorf("hash index key %x: %w", k, ErrInconsistent)
+	for _, name := range [...][]byte{bucketOrderHashes, bucketKeptHashes} {
+		b := tx.bucket(name)
+		if b == nil {
+			return nil, false, nil
 		}
-		o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false)
-		if err != nil {
-			return nil, false, fmt.Errorf("hash index: %w", err)
-		}
-		if o.Hash == hash {
-			return o, true, nil
+		c := b.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			if len(k) != 16 {
+				return nil, false, fmt.Errorf("hash index key %x: %w", k, ErrInconsistent)
+			}
+			o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false)
+			if err != nil {
+				return nil, false, fmt.Errorf("hash index: %w", err)
+			}
+			if o.Hash == hash {
+				return o, true, nil
+			}
 		}
 	}
 	return nil, false, nil
+}
+
+// hashIndex is the hash index of the orders in w: kept orders have their
+// own, which grows for good but changes only when an order is kept, so
+// that the cycle's inserts (and the pruner's deletes) go to an index of
+// steady size.
+func hashIndex(w where) []byte {
+	if w == inKept {
+		return bucketKeptHashes
+	}
+	return bucketOrderHashes
 }
 
 // orderAt reads the order record stored under seq, from whichever bucket
@@ -217,7 +230,7 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 			return err
 		}
 		o.seq = seq
-		if err := tx.bucket(bucketOrderHashes).Put(hashKey(o.Hash, seq), []byte{}); err != nil {
+		if err := tx.bucket(hashIndex(o.home())).Put(hashKey(o.Hash, seq), []byte{}); err != nil {
 			return err
 		}
 	}
@@ -258,6 +271,15 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 	if prev != nil && prev.at != o.at {
 		if err := tx.bucket(whereBuckets[prev.at]).Delete(seq); err != nil {
 			return err
+		}
+		if from, to := hashIndex(prev.at), hashIndex(o.at); !bytes.Equal(from, to) {
+			hk := hashKey(o.Hash, o.seq)
+			if err := tx.bucket(from).Delete(hk); err != nil {
+				return err
+			}
+			if err := tx.bucket(to).Put(hk, []byte{}); err != nil {
+				return err
+			}
 		}
 	}
 	// Records arrive about in seq order: pages filled to 90% waste less
