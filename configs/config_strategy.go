@@ -133,6 +133,10 @@ type State struct {
 	// stays possibly live before it may be declared failed; 0 computes it
 	// as exchange.request_timeout + 5s. Each market's seconds_delay is added.
 	InflightGrace Duration `koanf:"inflight_grace"`
+	// Retention is how long a final order with nothing matched stays in the
+	// journal; zero keeps every order.
+	Retention  Duration `koanf:"retention"`
+	PruneBatch int      `koanf:"prune_batch"` // orders removed per pruning transaction
 }
 
 // Metrics is the [metrics] section.

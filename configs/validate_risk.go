@@ -3,6 +3,7 @@ package configs
 import (
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -43,6 +44,8 @@ func (s State) validate(v *validator, e Exchange) {
 	// the request timeout would fail orders that then arrive.
 	v.check(s.InflightGrace == 0 || s.InflightGrace > e.RequestTimeout, "state.inflight_grace", s.InflightGrace,
 		"must be 0 (exchange.request_timeout + 5s) or more than exchange.request_timeout (%s)", e.RequestTimeout)
+	v.check(s.Retention == 0 || s.Retention >= Duration(time.Minute), "state.retention", s.Retention, "must be 0s (keep every order) or >= 1m")
+	v.check(s.PruneBatch >= 1 && s.PruneBatch <= 100000, "state.prune_batch", s.PruneBatch, "must be in 1..100000")
 }
 
 func (m Metrics) validate(v *validator) {

@@ -218,7 +218,8 @@ var validateCases = []struct {
 	{"risk windows zero", func(c *Config) { c.Risk.ErrorWindow, c.Risk.MaxBookAge, c.Risk.MaxClockSkew = 0, 0, 0 },
 		[]string{"risk.error_window", "risk.max_book_age", "risk.max_clock_skew"}},
 	// state
-	{"state bad", func(c *Config) { c.State = State{UnknownOrders: "ignore"} }, []string{"state.path", "state.lock_timeout", "state.unknown_orders"}},
+	{"state bad", func(c *Config) { c.State = State{UnknownOrders: "ignore"} }, []string{"state.path", "state.lock_timeout", "state.unknown_orders", "state.prune_batch"}},
+	{"state retention too short", func(c *Config) { c.State.Retention = Duration(time.Second) }, []string{"state.retention"}},
 	{"state adopt", func(c *Config) { c.State.UnknownOrders = "adopt" }, nil},
 	// metrics
 	{"metrics ipv6 loopback", func(c *Config) { c.Metrics.Listen = "[::1]:9464" }, nil},

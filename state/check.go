@@ -16,14 +16,16 @@ const maxCheckErrors = 20
 // returns nil or an error wrapping ErrInconsistent that lists what is wrong:
 //   - bbolt's own structural check passes;
 //   - the schema version is current;
-//   - every order decodes, is stored under its hash, validates, and is in the
-//     state index under its state and (when it has one) the exchange-id index
-//     under its exchange id;
-//   - every state-index and exchange-id-index entry names an existing order
-//     in that state / with that exchange id;
+//   - every order decodes, validates, is in the bucket of its state (open,
+//     final with nothing matched, kept), is found by its hash, is in the
+//     prune queue exactly when it is final with nothing matched, has its
+//     signed item exactly while it needs it, and (when it has one that is
+//     not its hash) is in the exchange-id index;
+//   - every hash, name, prune-queue, item and exchange-id entry names an
+//     existing order (or name) that it fits;
 //   - every fill decodes, is indexed by id and by time, and names a
-//     journaled order unless marked External; every fill-id and fill-time
-//     entry names an existing fill;
+//     journaled order (marked as having fills) unless marked External;
+//     every fill-id and fill-time entry names an existing fill;
 //   - every position equals the fold of its token's fills in the order they
 //     were added, and no position exists without fills.
 //
@@ -92,49 +94,83 @@ func (c *checker) addf(format string, a ...any) {
 }
 
 func (c *checker) orders() {
-	orders := c.tx.bucket(bucketOrders)
-	byState := c.tx.bucket(bucketOrdersByState)
-	byXID := c.tx.bucket(bucketOrdersByXID)
-	_ = orders.ForEach(func(k, v []byte) error {
-		var o Order
-		if err := json.Unmarshal(v, &o); err != nil {
-			c.addf("order %q: decode: %v", k, err)
-			return nil
-		}
-		if o.Hash != string(k) {
-			c.addf("order under key %q has hash %q", k, o.Hash)
-		}
-		if err := o.validate(); err != nil {
-			c.addf("%v", err)
-		}
-		if !has(byState, stateKey(o.State, o.Hash)) {
-			c.addf("order %s (%s) missing from the state index", o.Hash, o.State)
-		}
-		if o.ExchangeID != "" {
-			if owner := byXID.Get([]byte(o.ExchangeID)); string(owner) != o.Hash {
-				c.addf("order %s: exchange id %s indexed to %q", o.Hash, o.ExchangeID, owner)
+	tx := c.tx
+	byXID := tx.bucket(bucketOrdersByXID)
+	items := tx.bucket(bucketOrderItems)
+	done := tx.bucket(bucketPruneQueue)
+	for w, name := range whereBuckets {
+		_ = tx.bucket(name).ForEach(func(k, v []byte) error {
+			if len(k) != 8 {
+				c.addf("%s key %x is not a seq", name, k)
+				return nil
 			}
+			o := stored{seq: binary.BigEndian.Uint64(k), at: where(w)}
+			if err := tx.decodeOrder(v, &o); err != nil {
+				c.addf("order seq %d: decode: %v", o.seq, err)
+				return nil
+			}
+			if err := o.validate(); err != nil {
+				c.addf("%v", err)
+			}
+			if o.home() != o.at {
+				c.addf("order %s (%s, kept %v) stored in %s", o.Hash, o.State, o.keep(), name)
+			}
+			if !has(tx.bucket(hashIndex(o.at)), hashKey(o.Hash, o.seq)) {
+				c.addf("order %s at seq %d: missing from the hash index", o.Hash, o.seq)
+			} else if found, ok, _ := tx.find(o.Hash); !ok || found.seq != o.seq {
+				c.addf("order %s at seq %d: its hash finds another order", o.Hash, o.seq)
+			}
+			if o.queued() != has(done, doneKey(o.UpdatedAt, o.seq)) {
+				c.addf("order %s (%s, kept %v): prune queue entry wrong", o.Hash, o.State, o.keep())
+			}
+			if o.needsItem() != (items.Get(k) != nil) {
+				c.addf("order %s (%s): signed item stored %v", o.Hash, o.State, items.Get(k) != nil)
+			}
+			if o.ExchangeID != "" && o.ExchangeID != o.Hash {
+				if owner := byXID.Get([]byte(o.ExchangeID)); string(owner) != o.Hash {
+					c.addf("order %s: exchange id %s indexed to %q", o.Hash, o.ExchangeID, owner)
+				}
+			}
+			return nil
+		})
+	}
+	for _, name := range [][]byte{bucketOrderHashes, bucketKeptHashes} {
+		_ = tx.bucket(name).ForEach(func(k, _ []byte) error {
+			if len(k) != 16 {
+				c.addf("hash index key %x is malformed", k)
+				return nil
+			}
+			o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false)
+			if err != nil || !bytes.Equal(hashKey(o.Hash, o.seq), k) || !bytes.Equal(hashIndex(o.at), name) {
+				c.addf("%s %x names an order it does not fit (%v)", name, k, err)
+			}
+			return nil
+		})
+	}
+	_ = tx.bucket(bucketNames).ForEach(func(k, v []byte) error {
+		if len(v) != 8 || string(tx.bucket(bucketNameIDs).Get(v)) == "" || !bytes.Equal(cstrKey(string(tx.bucket(bucketNameIDs).Get(v))), k) {
+			c.addf("name %x has number %x, which names something else", k, v)
 		}
 		return nil
 	})
-	_ = byState.ForEach(func(k, _ []byte) error {
-		i := bytes.IndexByte(k, 0)
-		if i < 0 {
-			c.addf("state index key %q has no separator", k)
+	_ = done.ForEach(func(k, _ []byte) error {
+		if len(k) != 16 {
+			c.addf("prune queue key %x is malformed", k)
 			return nil
 		}
-		st, hash := OrderState(k[:i]), k[i+1:]
-		o, err := c.tx.getOrder(string(hash))
-		switch {
-		case err != nil:
-			c.addf("state index %s names order %q: %v", st, hash, err)
-		case o.State != st:
-			c.addf("state index %s names order %s, which is %s", st, hash, o.State)
+		if o, err := tx.orderAt(binary.BigEndian.Uint64(k[8:]), false); err != nil || !o.queued() {
+			c.addf("prune queue key %x names no final order with nothing matched (%v)", k, err)
+		}
+		return nil
+	})
+	_ = items.ForEach(func(k, _ []byte) error {
+		if o, err := tx.orderAt(binary.BigEndian.Uint64(append(make([]byte, 8-min(8, len(k))), k...)), false); len(k) != 8 || err != nil || !o.needsItem() {
+			c.addf("signed item %x names no order that needs one", k)
 		}
 		return nil
 	})
 	_ = byXID.ForEach(func(k, v []byte) error {
-		o, err := c.tx.getOrder(string(v))
+		o, err := tx.getOrder(string(v))
 		switch {
 		case err != nil:
 			c.addf("exchange id %q names order %q: %v", k, v, err)
@@ -150,28 +186,34 @@ func (c *checker) fills() {
 	ids := c.tx.bucket(bucketFillIDs)
 	byTime := c.tx.bucket(bucketFillsByTime)
 	folded := map[string]*Position{}
+	fr := fillReader{tx: c.tx}
 	// Fills are keyed by big-endian seq, so ForEach folds in the order added.
 	_ = fills.ForEach(func(k, v []byte) error {
-		var f Fill
-		if err := json.Unmarshal(v, &f); err != nil {
-			c.addf("fill %x: decode: %v", k, err)
+		if len(k) != 8 {
+			c.addf("fill key %x is not a seq", k)
 			return nil
 		}
-		if len(k) != 8 || binary.BigEndian.Uint64(k) != f.Seq {
-			c.addf("fill %s stored under key %x, seq %d", f.ID, k, f.Seq)
+		f, err := fr.decode(k, v)
+		if err != nil {
+			c.addf("%v", err)
+			return nil
 		}
 		if err := f.validate(); err != nil {
 			c.addf("%v", err)
 		}
-		if seq := ids.Get([]byte(f.ID)); !bytes.Equal(seq, k) {
+		if seq := ids.Get(cstrKey(f.ID)); !bytes.Equal(seq, k) {
 			c.addf("fill %s: id index holds %x, want %x", f.ID, seq, k)
 		}
 		if !has(byTime, fillTimeKey(f.Time, f.Seq)) {
 			c.addf("fill %s missing from the time index", f.ID)
 		}
-		if !f.External {
-			if _, err := c.tx.getOrder(f.OrderHash); err != nil {
+		if f.OrderHash != "" {
+			o, err := c.tx.load(f.OrderHash, false)
+			switch {
+			case err != nil && !f.External:
 				c.addf("fill %s is not external and names order %q: %v", f.ID, f.OrderHash, err)
+			case err == nil && !o.hasFills:
+				c.addf("fill %s names order %s, which is not marked as having fills", f.ID, o.Hash)
 			}
 		}
 		p := folded[f.TokenID]
@@ -185,9 +227,8 @@ func (c *checker) fills() {
 		return nil
 	})
 	_ = ids.ForEach(func(k, v []byte) error {
-		raw := fills.Get(v)
-		var f Fill
-		if raw == nil || json.Unmarshal(raw, &f) != nil || f.ID != string(k) {
+		f, err := fr.read(v)
+		if err != nil || !bytes.Equal(cstrKey(f.ID), k) {
 			c.addf("fill id index %q names seq %x, which is not that fill", k, v)
 		}
 		return nil

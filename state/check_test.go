@@ -22,22 +22,29 @@ func TestCheckFindsDamage(t *testing.T) {
 		damage func(btx *bolt.Tx) error
 		want   string
 	}{
-		{"state index entry missing", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Delete(stateKey(PartiallyFilled, o.Hash))
-		}, "missing from the state index"},
-		{"stale state index entry", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Put(stateKey(Live, o.Hash), []byte{})
-		}, "which is partially_filled"},
-		{"dangling state index entry", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrdersByState).Put(stateKey(Live, "0xghost"), []byte{})
-		}, `names order "0xghost"`},
+		{"open order in the wrong bucket", func(btx *bolt.Tx) error {
+			v := btx.Bucket(bucketOrdersOpen).Get(seqKey(1))
+			if err := btx.Bucket(bucketOrdersOpen).Delete(seqKey(1)); err != nil {
+				return err
+			}
+			return btx.Bucket(bucketOrdersKept).Put(seqKey(1), v)
+		}, "stored in orders_kept"},
+		{"signed item missing", func(btx *bolt.Tx) error {
+			return btx.Bucket(bucketOrderItems).Delete(seqKey(1))
+		}, "signed item stored false"},
+		{"dangling prune queue entry", func(btx *bolt.Tx) error {
+			return btx.Bucket(bucketPruneQueue).Put(doneKey(t0, 1), []byte{})
+		}, "prune queue key"},
+		{"item of a final order", func(btx *bolt.Tx) error {
+			return btx.Bucket(bucketOrderItems).Put(seqKey(99), []byte("{}"))
+		}, "names no order that needs one"},
 		{"exchange id index wrong", func(btx *bolt.Tx) error {
 			return btx.Bucket(bucketOrdersByXID).Put([]byte("X1"), []byte("0xghost"))
 		}, "exchange id X1 indexed to"},
 		{"order under wrong key", func(btx *bolt.Tx) error {
-			v := btx.Bucket(bucketOrders).Get([]byte(o.Hash))
-			return btx.Bucket(bucketOrders).Put([]byte("0xelsewhere"), v)
-		}, "has hash"},
+			v := btx.Bucket(bucketOrdersOpen).Get(seqKey(1))
+			return btx.Bucket(bucketOrdersOpen).Put(seqKey(7), v)
+		}, "missing from the hash index"},
 		{"position tampered", func(btx *bolt.Tx) error {
 			var p Position
 			_ = json.Unmarshal(btx.Bucket(bucketPositions).Get([]byte("tokA")), &p)
@@ -50,7 +57,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			return btx.Bucket(bucketPositions).Put([]byte("tokZ"), v)
 		}, "has no fills"},
 		{"fill of unknown order", func(btx *bolt.Tx) error {
-			return btx.Bucket(bucketOrders).Delete([]byte(o.Hash))
+			return btx.Bucket(bucketOrderHashes).Delete(hashKey(o.Hash, 1))
 		}, "is not external"},
 		{"fill time index missing", func(btx *bolt.Tx) error {
 			c := btx.Bucket(bucketFillsByTime).Cursor()

@@ -17,6 +17,16 @@
 //     change in the same transaction as the orders they index.
 //   - Fills are idempotent by ID and fold into per-token positions (average
 //     cost accounting, exact decimals; see Position).
+//   - Retention (prune.go): once an order is final its signed item is
+//     dropped; a final order with nothing matched is removed by Prune once
+//     it has been final for the retention period (the daemon runs it in
+//     the background in small transactions); orders with something
+//     matched stay as compact records beside their fills, and fills and
+//     positions stay for good. Compact gives freed space back to the
+//     filesystem (bbolt never shrinks a file).
+//   - Records are compact binary (codec.go) keyed by sequence, so a cycle's
+//     new orders append instead of landing at random hashes; layout.go
+//     describes the buckets.
 //   - The rate-limit record (SaveRateSpent, RateSpent) keeps what the
 //     exchange client's buckets spent (exchange.Spent), so that the next
 //     process starts its buckets from what remains; Created tells a new
@@ -29,8 +39,10 @@
 // works while the writer runs, by reading a consistent private copy; see
 // Open.
 //
-// Store.Check verifies every invariant (indexes, fill references, positions
-// as the fold of their fills); tests run it after each test on a fresh file.
+// Store.Check verifies every invariant (record placement, indexes, the prune
+// queue, fill references, positions as the fold of their fills); tests run
+// it after each test on a fresh file.
 //
-// The package imports only exchange (types) and bbolt.
+// The package imports only exchange (types), internal/atomicfile (Compact's
+// swap) and bbolt.
 package state

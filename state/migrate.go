@@ -3,7 +3,9 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -39,8 +41,8 @@ func putSchemaVersion(btx *bolt.Tx, v int) error {
 	return btx.Bucket(bucketMeta).Put(keySchemaVersion, []byte(strconv.Itoa(v)))
 }
 
-func createBuckets(btx *bolt.Tx) error {
-	for _, name := range allBuckets {
+func createBuckets(btx *bolt.Tx, names [][]byte) error {
+	for _, name := range names {
 		if _, err := btx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}
@@ -56,6 +58,8 @@ func migrationFrom(v int) (func(*bolt.Tx) error, bool) {
 		return migrate0to1, true
 	case 1:
 		return migrate1to2, true
+	case 2:
+		return migrate2to3, true
 	}
 	return nil, false
 }
@@ -82,7 +86,7 @@ func migrate(btx *bolt.Tx, from int) error {
 // unversioned journal and builds the state and exchange-id indexes from its
 // orders.
 func migrate0to1(btx *bolt.Tx) error {
-	if err := createBuckets(btx); err != nil {
+	if err := createBuckets(btx, v2Buckets); err != nil {
 		return err
 	}
 	byState := btx.Bucket(bucketOrdersByState)
@@ -98,7 +102,7 @@ func migrate0to1(btx *bolt.Tx) error {
 		if !o.State.Valid() {
 			return fmt.Errorf("order %q: state %q: %w", k, o.State, ErrInvalid)
 		}
-		if err := byState.Put(stateKey(o.State, o.Hash), nil); err != nil {
+		if err := byState.Put(v2StateKey(o.State, o.Hash), nil); err != nil {
 			return err
 		}
 		if o.ExchangeID == "" {
@@ -142,4 +146,82 @@ func migrate1to2(btx *bolt.Tx) error {
 		}
 	}
 	return nil
+}
+
+// migrate2to3 rewrites a schema-2 journal in the layout of schema 3: orders
+// get seqs in creation order (CreatedAt, then hash) and binary records, the
+// signed item only while it is still needed, a bucket by state (open, final
+// with nothing matched, kept), the final orders with nothing matched a place in the prune queue;
+// fills become binary records under their seqs, indexed by their ids in
+// compact form. Positions keep their format.
+func migrate2to3(btx *bolt.Tx) error {
+	var orders []stored
+	err := btx.Bucket(bucketOrders).ForEach(func(k, v []byte) error {
+		var o Order
+		if err := json.Unmarshal(v, &o); err != nil {
+			return fmt.Errorf("order %q: %w", k, err)
+		}
+		orders = append(orders, stored{Order: o})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var fills []Fill
+	fillSeq := btx.Bucket(bucketFills).Sequence()
+	err = btx.Bucket(bucketFills).ForEach(func(k, v []byte) error {
+		var f Fill
+		if err := json.Unmarshal(v, &f); err != nil {
+			return fmt.Errorf("fill %x: %w", k, err)
+		}
+		fills = append(fills, f)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range [][]byte{bucketOrders, bucketOrdersByXID, bucketOrdersByState, bucketFills, bucketFillIDs, bucketFillsByTime} {
+		if err := btx.DeleteBucket(name); err != nil {
+			return fmt.Errorf("drop bucket %s: %w", name, err)
+		}
+	}
+	if err := createBuckets(btx, allBuckets); err != nil {
+		return err
+	}
+	named := map[string]bool{}
+	for _, f := range fills {
+		named[f.OrderHash] = true
+	}
+	slices.SortFunc(orders, func(a, b stored) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Hash, b.Hash)
+	})
+	tx := &Tx{btx: btx}
+	for i := range orders {
+		o := &orders[i]
+		o.hasFills = named[o.Hash]
+		if err := tx.putOrder(nil, o); err != nil {
+			return err
+		}
+	}
+	for i := range fills {
+		f := &fills[i]
+		var via *stored
+		if o, err := tx.load(f.OrderHash, false); f.OrderHash != "" && err == nil &&
+			o.TokenID == f.TokenID && o.Side == f.Side && o.ConditionID == f.ConditionID {
+			via = o
+		}
+		if err := btx.Bucket(bucketFills).Put(seqKey(f.Seq), encodeFill(f, via)); err != nil {
+			return err
+		}
+		if err := btx.Bucket(bucketFillsByTime).Put(fillTimeKey(f.Time, f.Seq), []byte{}); err != nil {
+			return err
+		}
+		if err := btx.Bucket(bucketFillIDs).Put(cstrKey(f.ID), seqKey(f.Seq)); err != nil {
+			return err
+		}
+	}
+	return btx.Bucket(bucketFills).SetSequence(fillSeq)
 }

@@ -3,9 +3,12 @@ package state
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -165,4 +168,164 @@ func TestReadOnlyOpenOfV0(t *testing.T) {
 	if hasMeta, _ := rawSchema(t, path); hasMeta {
 		t.Fatal("read-only open migrated the file")
 	}
+}
+
+// writeV2 hand-makes a journal of schema version 1 or 2 (they share a
+// layout): orders as JSON under their hashes with every state and exchange
+// id indexed, fills as JSON under their seqs, positions as the fold of the
+// fills.
+func writeV2(t *testing.T, path string, version int, orders []Order, fills []Fill) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(btx *bolt.Tx) error {
+		if err := createBuckets(btx, v2Buckets); err != nil {
+			return err
+		}
+		if err := putSchemaVersion(btx, version); err != nil {
+			return err
+		}
+		for _, o := range orders {
+			v, err := json.Marshal(o)
+			if err != nil {
+				return err
+			}
+			if err := btx.Bucket(bucketOrders).Put([]byte(o.Hash), v); err != nil {
+				return err
+			}
+			if err := btx.Bucket(bucketOrdersByState).Put(v2StateKey(o.State, o.Hash), []byte{}); err != nil {
+				return err
+			}
+			if o.ExchangeID != "" {
+				if err := btx.Bucket(bucketOrdersByXID).Put([]byte(o.ExchangeID), []byte(o.Hash)); err != nil {
+					return err
+				}
+			}
+		}
+		pos := map[string]*Position{}
+		for i := range fills {
+			f := &fills[i]
+			seq, _ := btx.Bucket(bucketFills).NextSequence()
+			f.Seq = seq
+			v, _ := json.Marshal(f)
+			for _, put := range [][3][]byte{
+				{bucketFills, seqKey(seq), v},
+				{bucketFillIDs, []byte(f.ID), seqKey(seq)},
+				{bucketFillsByTime, fillTimeKey(f.Time, seq), {}},
+			} {
+				if err := btx.Bucket(put[0]).Put(put[1], put[2]); err != nil {
+					return err
+				}
+			}
+			p := pos[f.TokenID]
+			if p == nil {
+				p = &Position{TokenID: f.TokenID}
+				pos[f.TokenID] = p
+			}
+			if err := p.Apply(f); err != nil {
+				return err
+			}
+		}
+		for tok, p := range pos {
+			v, _ := json.Marshal(p)
+			if err := btx.Bucket(bucketPositions).Put([]byte(tok), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrateV2 converts a schema-2 journal with an order in every state
+// and fills of orders and of no order: every order, fill and position reads
+// back the same; the signed item stays only where it may be needed; the
+// final order with nothing matched is in the prune queue and the others are
+// kept.
+func TestMigrateV2(t *testing.T) {
+	var orders []Order
+	states := []OrderState{Intent, Sent, Live, PartiallyFilled, Filled, Canceled, Canceled, Failed}
+	for i, st := range states {
+		o := testOrder(i+1, "tokA", exchange.Buy)
+		o.Item.Owner = ""
+		o.State, o.UpdatedAt = st, o.CreatedAt.Add(time.Minute)
+		if st != Intent {
+			o.SentAt = o.CreatedAt.Add(time.Second)
+		}
+		if st != Intent && st != Sent && st != Failed {
+			o.ExchangeID = fmt.Sprint("X", i+1)
+		}
+		switch {
+		case st == PartiallyFilled, st == Canceled && i == 6:
+			o.SizeMatched = d("4")
+		case st == Filled:
+			o.SizeMatched = o.Size
+		}
+		orders = append(orders, o)
+	}
+	fills := []Fill{
+		testFill("t1", orders[3], "4", "0.45", t0),
+		testFill("t2", orders[4], "10", "0.44", t0.Add(time.Second)),
+		{ID: "ext", ConditionID: "0xcond", TokenID: "tokB", Side: exchange.Buy, Price: d("0.5"), Size: d("2"), Time: t0, External: true},
+	}
+	fills = append(fills, testFill("t3", orders[6], "4", "0.45", t0.Add(time.Minute)))
+	path := filepath.Join(t.TempDir(), "state.db")
+	writeV2(t, path, 2, orders, fills)
+	s, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOnCleanup(t, s)
+	if _, v := rawSchemaOf(t, s); v != "3" {
+		t.Fatalf("schema %q after migration", v)
+	}
+	for _, want := range orders {
+		got, err := s.Order(want.Hash)
+		if err != nil {
+			t.Fatalf("order %s: %v", want.State, err)
+		}
+		if (got.Item == exchange.PlacementItem{}) != (want.State == Filled || want.State == Canceled) {
+			t.Errorf("order %s: item %+v", want.State, got.Item)
+		}
+		got.Item, want.Item = exchange.PlacementItem{}, exchange.PlacementItem{}
+		if !reflect.DeepEqual(normalise(got), normalise(want)) {
+			t.Errorf("order %s:\n got %+v\nwant %+v", want.State, got, want)
+		}
+	}
+	gotFills, err := s.Fills(time.Time{})
+	if err != nil || len(gotFills) != len(fills) {
+		t.Fatalf("fills %+v %v", gotFills, err)
+	}
+	for _, want := range fills {
+		got, err := fillByID(s, want.ID)
+		if err != nil || got.OrderHash != want.OrderHash || got.TokenID != want.TokenID || !got.Price.Equal(want.Price) ||
+			!got.Time.Equal(want.Time) || got.Seq != want.Seq || got.External != want.External {
+			t.Errorf("fill %s: %+v %v, want %+v", want.ID, got, err, want)
+		}
+	}
+	// Only the canceled and the failed order with nothing matched may go.
+	n, more, err := s.Prune(t0.Add(time.Hour), 100)
+	if err != nil || n != 2 || more {
+		t.Fatalf("Prune = %d %v %v, want 2 orders", n, more, err)
+	}
+	for _, i := range []int{5, 7} {
+		if _, err := s.Order(orders[i].Hash); !errors.Is(err, ErrNotFound) {
+			t.Errorf("pruned order %s still there: %v", orders[i].State, err)
+		}
+	}
+	// New orders get seqs after the migrated ones.
+	mustUpdate(t, s, func(tx *Tx) error { return tx.PutIntent(testOrder(50, "tokA", exchange.Buy)) })
+	if all, err := s.Orders(OrderFilter{}); err != nil || len(all) != len(orders)-1 {
+		t.Fatalf("%d orders after prune and a new intent (%v), want %d", len(all), err, len(orders)-1)
+	}
+}
+
+func fillByID(s *Store, id string) (f Fill, err error) {
+	err = s.View(func(tx *Tx) error { f, err = tx.Fill(id); return err })
+	return f, err
 }

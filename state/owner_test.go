@@ -2,12 +2,10 @@ package state
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/mmbot/mmbot/exchange"
 )
@@ -51,51 +49,20 @@ func TestOwnerNeverStored(t *testing.T) {
 // key, loses it when a writer opens it; the orders are otherwise intact.
 func TestMigrateV1DropsOwner(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	s, err := Open(path, Options{Account: "0xacc"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	a, b := testOrder(1, "tokA", exchange.Buy), testOrder(2, "tokB", exchange.Sell)
-	mustUpdate(t, s, func(tx *Tx) error {
-		if err := tx.PutIntent(a); err != nil {
-			return err
-		}
-		return tx.PutIntent(b)
-	})
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
+	var v1 []Order // what version 1 wrote: the owner in every order
+	for _, o := range []Order{a, b} {
+		o.State, o.UpdatedAt = Intent, o.CreatedAt
+		o.Item.Owner = "secret-api-key-7f3a"
+		v1 = append(v1, o)
 	}
-	// Make it what version 1 wrote: the owner in every order.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(btx *bolt.Tx) error {
-		for _, o := range []Order{a, b} {
-			o.State, o.UpdatedAt = Intent, o.CreatedAt
-			o.Item.Owner = "secret-api-key-7f3a"
-			raw, err := json.Marshal(&o)
-			if err != nil {
-				return err
-			}
-			if err := btx.Bucket(bucketOrders).Put([]byte(o.Hash), raw); err != nil {
-				return err
-			}
-		}
-		return putSchemaVersion(btx, 1)
-	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeV2(t, path, 1, v1, nil)
 
-	s, err = Open(path, Options{Account: "0xacc"})
+	s, err := Open(path, Options{Account: "0xacc"})
 	if err != nil {
 		t.Fatalf("Open v1: %v", err)
 	}
-	if hasMeta, v := rawSchemaOf(t, s); !hasMeta || v != "2" {
+	if hasMeta, v := rawSchemaOf(t, s); !hasMeta || v != strconv.Itoa(SchemaVersion) {
 		t.Errorf("schema after migration %q", v)
 	}
 	for _, o := range []Order{a, b} {

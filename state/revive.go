@@ -16,7 +16,7 @@ func (tx *Tx) Revive(hash string, now time.Time) error {
 	if err := tx.writable(); err != nil {
 		return err
 	}
-	prev, err := tx.getOrder(hash)
+	prev, err := tx.load(hash, false)
 	if err != nil {
 		return err
 	}

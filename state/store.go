@@ -56,6 +56,10 @@ type Store struct {
 	// created: this Open initialised the journal (a new file or an empty
 	// one).
 	created bool
+	// open caches where the open orders are (writers only; opencache.go).
+	open *openCache
+	// names caches the committed token and condition numbers (names.go).
+	names *nameCache
 }
 
 // Open opens (creating if needed, unless ReadOnly) the journal at path.
@@ -89,7 +93,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, openError(path, opts.LockTimeout, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, open: &openCache{m: map[string]uint64{}}, names: newNameCache()}
 	if err := db.Update(func(btx *bolt.Tx) (err error) { s.created, err = prepare(btx, opts.Account); return err }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)
@@ -118,7 +122,7 @@ func prepare(btx *bolt.Tx, account string) (fresh bool, err error) {
 	}
 	switch {
 	case fresh:
-		if err := createBuckets(btx); err != nil {
+		if err := createBuckets(btx, allBuckets); err != nil {
 			return false, err
 		}
 		if err := putSchemaVersion(btx, SchemaVersion); err != nil {
@@ -190,10 +194,10 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	if s.readOnly {
 		return fmt.Errorf("update %s: %w", s.path, ErrReadOnly)
 	}
-	return s.db.Update(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx}) })
+	return s.db.Update(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx, open: s.open, nameCache: s.names}) })
 }
 
 // View runs fn in a read-only transaction: a consistent view of the journal.
 func (s *Store) View(fn func(tx *Tx) error) error {
-	return s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx}) })
+	return s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx, nameCache: s.names}) })
 }

@@ -1,8 +1,9 @@
 package state
 
 import (
-	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,11 +39,14 @@ func (tx *Tx) OrderByExchangeID(id string) (Order, error) {
 	if b == nil || id == "" {
 		return Order{}, fmt.Errorf("exchange id %q: %w", id, ErrNotFound)
 	}
-	hash := b.Get([]byte(id))
-	if hash == nil {
-		return Order{}, fmt.Errorf("exchange id %q: %w", id, ErrNotFound)
+	if hash := b.Get([]byte(id)); hash != nil {
+		return tx.Order(string(hash))
 	}
-	return tx.Order(string(hash))
+	// An exchange id equal to the order's hash is not indexed twice.
+	if o, err := tx.getOrder(id); err == nil && o.ExchangeID == id {
+		return *o, nil
+	}
+	return Order{}, fmt.Errorf("exchange id %q: %w", id, ErrNotFound)
 }
 
 // Orders returns the orders that match f, oldest first (by CreatedAt, then
@@ -64,42 +68,36 @@ func (tx *Tx) Orders(f OrderFilter) ([]Order, error) {
 // EachOrder calls fn with each order that matches f, one decoded order at
 // a time and in no particular order, so that a reader can go through a
 // large journal without holding it in memory; an error from fn stops the
-// walk and is returned. With States set it reads only those states' index
-// ranges. fn gets a fresh Order each call and must not write to the store.
+// walk and is returned. With States set to open states only it reads only
+// the open orders. fn gets a fresh Order each call and must not write to
+// the store. Final orders with nothing matched that Prune removed are gone.
 func (tx *Tx) EachOrder(f OrderFilter, fn func(o *Order) error) error {
-	visit := func(raw []byte) error {
-		var o Order
-		if err := json.Unmarshal(raw, &o); err != nil {
-			return fmt.Errorf("decode order: %w", err)
-		}
-		if !f.match(&o) {
-			return nil
-		}
-		return fn(&o)
-	}
-	orders := tx.bucket(bucketOrders)
-	if orders == nil {
+	if tx.bucket(bucketOrdersOpen) == nil {
 		return nil
 	}
-	if len(f.States) == 0 {
-		return orders.ForEach(func(_, v []byte) error { return visit(v) })
+	homes := []where{inOpen}
+	if len(f.States) == 0 || slices.ContainsFunc(f.States, OrderState.Final) {
+		homes = append(homes, inFinal, inKept)
 	}
-	byState := tx.bucket(bucketOrdersByState)
-	seen := make(map[OrderState]bool, len(f.States))
-	for _, st := range f.States {
-		if seen[st] || byState == nil {
-			continue
-		}
-		seen[st] = true
-		prefix := stateKeyPrefix(st)
-		c := byState.Cursor()
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			hash := k[len(prefix):]
-			raw := orders.Get(hash)
-			if raw == nil {
-				return fmt.Errorf("state index names missing order %q: %w", hash, ErrInconsistent)
+	for _, w := range homes {
+		c := tx.bucket(whereBuckets[w]).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if len(k) != 8 {
+				return fmt.Errorf("%s key %x: %w", whereBuckets[w], k, ErrInconsistent)
 			}
-			if err := visit(raw); err != nil {
+			o := stored{seq: binary.BigEndian.Uint64(k), at: w}
+			if err := tx.decodeOrder(v, &o); err != nil {
+				return fmt.Errorf("decode order seq %d: %w", o.seq, err)
+			}
+			if !f.match(&o.Order) {
+				continue
+			}
+			if o.needsItem() {
+				if err := tx.readItem(&o); err != nil {
+					return err
+				}
+			}
+			if err := fn(&o.Order); err != nil {
 				return err
 			}
 		}
@@ -161,11 +159,20 @@ func (tx *Tx) Positions() ([]Position, error) {
 // Fills returns the fills with Time at or after since, oldest first (ties in
 // the order they were added). A zero since returns every fill.
 func (tx *Tx) Fills(since time.Time) ([]Fill, error) {
-	byTime, fills := tx.bucket(bucketFillsByTime), tx.bucket(bucketFills)
-	if byTime == nil || fills == nil {
-		return nil, nil
-	}
 	var out []Fill
+	err := tx.EachFill(since, func(f *Fill) error { out = append(out, *f); return nil })
+	return out, err
+}
+
+// EachFill calls fn with each fill with Time at or after since, oldest
+// first (ties in the order they were added), one at a time; an error from
+// fn stops the walk and is returned.
+func (tx *Tx) EachFill(since time.Time, fn func(f *Fill) error) error {
+	byTime := tx.bucket(bucketFillsByTime)
+	if byTime == nil || tx.bucket(bucketFills) == nil {
+		return nil
+	}
+	fr := fillReader{tx: tx}
 	c := byTime.Cursor()
 	k, _ := c.First()
 	if !since.IsZero() {
@@ -173,40 +180,72 @@ func (tx *Tx) Fills(since time.Time) ([]Fill, error) {
 	}
 	for ; k != nil; k, _ = c.Next() {
 		if len(k) != 16 {
-			return nil, fmt.Errorf("fill time index key %x: %w", k, ErrInconsistent)
+			return fmt.Errorf("fill time index key %x: %w", k, ErrInconsistent)
 		}
-		raw := fills.Get(k[8:])
-		if raw == nil {
-			return nil, fmt.Errorf("fill time index names missing fill %x: %w", k[8:], ErrInconsistent)
+		f, err := fr.read(k[8:])
+		if err != nil {
+			return err
 		}
-		var f Fill
-		if err := json.Unmarshal(raw, &f); err != nil {
-			return nil, fmt.Errorf("fill %x: decode: %w", k[8:], err)
+		if err := fn(&f); err != nil {
+			return err
 		}
-		out = append(out, f)
 	}
-	return out, nil
+	return nil
+}
+
+// fillReader reads fill records, filling in what a record takes from its
+// order (the last order read is remembered: an order's fills come
+// together).
+type fillReader struct {
+	tx   *Tx
+	last *stored
+}
+
+// read returns the fill stored under seq (8 bytes), or ErrNotFound.
+func (r *fillReader) read(seq []byte) (Fill, error) {
+	raw := r.tx.bucket(bucketFills).Get(seq)
+	if raw == nil || len(seq) != 8 {
+		return Fill{}, fmt.Errorf("fill seq %x: %w", seq, ErrNotFound)
+	}
+	return r.decode(seq, raw)
+}
+
+func (r *fillReader) decode(seq, raw []byte) (Fill, error) {
+	var f Fill
+	orderSeq, err := decodeFill(raw, &f)
+	if err != nil {
+		return Fill{}, fmt.Errorf("fill %x: decode: %w", seq, err)
+	}
+	f.Seq = binary.BigEndian.Uint64(seq)
+	if orderSeq != 0 {
+		if r.last == nil || r.last.seq != orderSeq {
+			o, err := r.tx.orderAt(orderSeq, false)
+			if err != nil {
+				return Fill{}, fmt.Errorf("fill %s: its order: %w: %w", f.ID, err, ErrInconsistent)
+			}
+			r.last = o
+		}
+		f.OrderHash, f.ConditionID, f.TokenID, f.Side = r.last.Hash, r.last.ConditionID, r.last.TokenID, r.last.Side
+	}
+	return f, nil
 }
 
 // Fill returns the fill with the given id, or ErrNotFound.
 func (tx *Tx) Fill(id string) (Fill, error) {
-	ids, fills := tx.bucket(bucketFillIDs), tx.bucket(bucketFills)
+	ids := tx.bucket(bucketFillIDs)
 	var seq []byte
 	if ids != nil {
-		seq = ids.Get([]byte(id))
+		seq = ids.Get(cstrKey(id))
 	}
-	if seq == nil || fills == nil {
+	if seq == nil || tx.bucket(bucketFills) == nil {
 		return Fill{}, fmt.Errorf("fill %q: %w", id, ErrNotFound)
 	}
-	raw := fills.Get(seq)
-	if raw == nil {
+	fr := fillReader{tx: tx}
+	f, err := fr.read(seq)
+	if errors.Is(err, ErrNotFound) {
 		return Fill{}, fmt.Errorf("fill %q: seq %x missing: %w", id, seq, ErrInconsistent)
 	}
-	var f Fill
-	if err := json.Unmarshal(raw, &f); err != nil {
-		return Fill{}, fmt.Errorf("fill %q: decode: %w", id, err)
-	}
-	return f, nil
+	return f, err
 }
 
 // Meta returns a meta value and whether it is set. The store's own keys

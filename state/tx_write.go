@@ -29,10 +29,13 @@ func (tx *Tx) PutIntent(o Order) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if tx.bucket(bucketOrders).Get([]byte(o.Hash)) != nil {
-		return fmt.Errorf("order %s: %w", o.Hash, ErrOrderExists)
+	if _, ok, err := tx.find(o.Hash); err != nil || ok {
+		if err == nil {
+			err = ErrOrderExists
+		}
+		return fmt.Errorf("order %s: %w", o.Hash, err)
 	}
-	return tx.putOrder(nil, &o)
+	return tx.putOrder(nil, &stored{Order: o})
 }
 
 // MarkSent records that the order is being handed to the exchange
@@ -67,7 +70,7 @@ func (tx *Tx) change(hash string, st OrderState, sizeMatched *decimal.Decimal, e
 	if err := tx.writable(); err != nil {
 		return err
 	}
-	prev, err := tx.getOrder(hash)
+	prev, err := tx.load(hash, false)
 	if err != nil {
 		return err
 	}
@@ -124,17 +127,30 @@ func (tx *Tx) AddFill(f Fill) (bool, error) {
 		return false, err
 	}
 	ids := tx.bucket(bucketFillIDs)
-	if ids.Get([]byte(f.ID)) != nil {
+	if ids.Get(cstrKey(f.ID)) != nil {
 		return false, nil
 	}
+	var via *stored // the order f names, when its record can stand for f's
 	if f.OrderHash != "" {
-		o, err := tx.getOrder(f.OrderHash)
+		o, err := tx.load(f.OrderHash, false)
 		switch {
 		case err != nil && !f.External:
 			return false, fmt.Errorf("fill %s: %w (mark fills of unknown orders External)", f.ID, err)
 		case err == nil && (o.TokenID != f.TokenID || o.Side != f.Side):
 			return false, fmt.Errorf("fill %s: token %s %s, order %s is token %s %s: %w",
 				f.ID, f.TokenID, f.Side, o.Hash, o.TokenID, o.Side, ErrInvalid)
+		case err == nil:
+			if !o.hasFills { // an order with a fill is never pruned
+				next := *o
+				next.hasFills = true
+				if err := tx.putOrder(o, &next); err != nil {
+					return false, err
+				}
+				o = &next
+			}
+			if o.ConditionID == f.ConditionID {
+				via = o
+			}
 		}
 	}
 	pos, err := tx.position(f.TokenID)
@@ -150,24 +166,26 @@ func (tx *Tx) AddFill(f Fill) (bool, error) {
 		return false, err
 	}
 	f.Seq = seq
-	raw, err := json.Marshal(&f)
-	if err != nil {
-		return false, fmt.Errorf("fill %s: encode: %w", f.ID, err)
-	}
+	raw := encodeFill(&f, via)
 	praw, err := json.Marshal(pos)
 	if err != nil {
 		return false, fmt.Errorf("position %s: encode: %w", f.TokenID, err)
 	}
 	for _, put := range []struct {
-		name []byte
-		k, v []byte
+		name   []byte
+		k, v   []byte
+		inKeys bool // keys arrive in key order
 	}{
-		{bucketFills, seqKey(seq), raw},
-		{bucketFillIDs, []byte(f.ID), seqKey(seq)},
-		{bucketFillsByTime, fillTimeKey(f.Time, seq), []byte{}},
-		{bucketPositions, []byte(f.TokenID), praw},
+		{bucketFills, seqKey(seq), raw, true},
+		{bucketFillIDs, cstrKey(f.ID), seqKey(seq), false},
+		{bucketFillsByTime, fillTimeKey(f.Time, seq), []byte{}, true},
+		{bucketPositions, []byte(f.TokenID), praw, false},
 	} {
-		if err := tx.bucket(put.name).Put(put.k, put.v); err != nil {
+		b := tx.bucket(put.name)
+		if put.inKeys {
+			b.FillPercent = appendFill
+		}
+		if err := b.Put(put.k, put.v); err != nil {
 			return false, err
 		}
 	}

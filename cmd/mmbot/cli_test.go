@@ -63,6 +63,9 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"scoreboard", "Generates a recording of the simulated exchange for each named market"},
 		{"markets", "Lists the order-book API's markets"},
 		{"orders", "Lists the orders in the state journal"},
+		{"journal", "Maintains the state journal"},
+		{"journal compact", "Rewrites the journal with bbolt's compaction"},
+		{"journal export", "Writes the journal's orders created in the period"},
 		{"statement", "Reports the fills, volume, fees, realized and marked PnL per market"},
 		{"cancel-all", "Cancels every live order the state journal owns"},
 		{"status", "Asks the running daemon for its status"},
@@ -124,7 +127,7 @@ func TestNoCommand(t *testing.T) {
 	if code != 2 || out != "" || !strings.HasPrefix(errOut, "usage: mmbot <command> [flags]\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	for _, name := range []string{"run", "config", "backtest", "export", "record", "recording", "import", "sim", "markets", "orders", "statement", "cancel-all", "status", "order", "version", "completion"} {
+	for _, name := range []string{"run", "config", "backtest", "export", "record", "recording", "import", "sim", "markets", "orders", "journal", "statement", "cancel-all", "status", "order", "version", "completion"} {
 		if !strings.Contains(errOut, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, errOut)
 		}

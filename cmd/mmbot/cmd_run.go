@@ -183,6 +183,8 @@ func (d *daemon) run() error {
 			log.Error().Err(err).Msg("closing the journal")
 		}
 	}()
+	prune := startPruner(store, cfg.State.Retention.Std(), cfg.State.PruneBatch, time.Now, log)
+	defer prune.stop()
 
 	d.client, err = newClient(cfg, urls, d.authFor(l2), d.obs.clientObserver(), spentOptions(store, log)...)
 	if err != nil {

@@ -109,6 +109,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newScoreboardCmd(e),
 		newMarketsCmd(e),
 		newOrdersCmd(e, time.Now),
+		newJournalCmd(e, time.Now),
 		newStatusCmd(e),
 		newStatementCmd(e, time.Now),
 		newCancelAllCmd(e),

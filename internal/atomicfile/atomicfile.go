@@ -34,6 +34,11 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	return &File{f: f, path: path, perm: perm}, nil
 }
 
+// Name is the temporary file's path, for a writer that must open the file
+// itself (a database that writes through its own handle); Commit still
+// syncs, closes and places it.
+func (a *File) Name() string { return a.f.Name() }
+
 // Write writes to the temporary file.
 func (a *File) Write(p []byte) (int, error) {
 	if a.done {
