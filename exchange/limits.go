@@ -155,15 +155,16 @@ func (l *Limits) Validate() error {
 }
 
 // BucketShape returns the burst B and the refill per window r·W of a token
-// bucket that never admits more than c.Requests in any closed window of
+// bucket that never admits more than fill·c.Requests in any closed window of
 // length c.Window: with tokens at most B at the window's start and r·W
-// accrued during it, at most floor(B + r·W) requests fit, so B + r·W ≤ C is
-// enough. B = floor(C·(1−fill)) (at least 1), r·W = min(fill·C, C − B); when
-// C = B = 1 the refill is fill/2 per window so that floor(B + r·W) = 1.
+// accrued during it, at most floor(B + r·W) requests fit, so B + r·W ≤ f·C
+// is enough. With T = f·C: B = floor(T·(1−fill)) (at least 1) and
+// r·W = T − B. When that leaves no refill (T ≤ 1, a cap of one or two
+// requests) the refill is fill/2 per window so that floor(B + r·W) = B.
 func BucketShape(c Cap, fill float64) (burst int, perWindow float64) {
-	C := float64(c.Requests)
-	burst = max(1, int(math.Floor(C*(1-fill)+1e-9)))
-	perWindow = min(fill*C, C-float64(burst))
+	T := fill * float64(c.Requests)
+	burst = max(1, int(math.Floor(T*(1-fill)+1e-9)))
+	perWindow = T - float64(burst)
 	if perWindow <= 0 {
 		perWindow = fill / 2
 	}
