@@ -170,3 +170,12 @@ func BucketShape(c Cap, fill float64) (burst int, perWindow float64) {
 	}
 	return burst, perWindow
 }
+
+// windowCeiling is the most units any window of c may hold with the bucket
+// shape of BucketShape(c, fill): T = fill·c.Requests, or the burst when T is
+// below it (a cap so small that T < 1, where the bucket must still admit
+// one request). Seeding after a restart (remaining) keeps every window that
+// straddles the restart within it too.
+func windowCeiling(c Cap, fill float64, burst int) float64 {
+	return max(fill*float64(c.Requests), float64(burst))
+}
