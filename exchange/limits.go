@@ -21,8 +21,10 @@ func (c Cap) String() string { return fmt.Sprintf("%d/%s", c.Requests, c.Window)
 // book, prices, midpoint, price history, public search) are kept so that the
 // table is complete and a snapshot shows them; nothing consumes them.
 type Limits struct {
-	// Fill in (0, 1] is the fraction of each cap that the bucket's refill
-	// rate reaches in the long run; the rest is burst (docs/protocol.md).
+	// Fill in (0, 1] is the most any window of a cap may hold, as a
+	// fraction of the cap, start-up burst and restarts included; the
+	// burst is (1 − Fill) of that and the refill the rest
+	// (docs/protocol.md, "The bucket math").
 	Fill float64
 
 	DataGeneral Cap // project choice: 1000/10s (the spec shows none)
