@@ -23,6 +23,7 @@ type bucket struct {
 	burst        int
 	perSecond    float64
 	perWindow    float64 // r·W
+	ceiling      float64 // the most units a window may hold (windowCeiling)
 	lim          *rate.Limiter
 	blockedUntil time.Time
 	admitted     uint64    // units taken since creation
@@ -52,7 +53,8 @@ func newLimiter(l Limits, now time.Time, spent *Spent) (*limiter, error) {
 		ps := perWindow / c.Window.Seconds()
 		lim := rate.NewLimiter(rate.Limit(ps), burst)
 		lim.SetBurstAt(now, burst) // anchor the bucket (full) at now
-		lm.buckets[i] = &bucket{cap: c, burst: burst, perSecond: ps, perWindow: perWindow, lim: lim, log: newSpendLog(c.Window, now)}
+		lm.buckets[i] = &bucket{cap: c, burst: burst, perSecond: ps, perWindow: perWindow,
+			ceiling: windowCeiling(c, l.Fill, burst), lim: lim, log: newSpendLog(c.Window, now)}
 	}
 	if spent != nil {
 		lm.seed(spent, now)

@@ -19,31 +19,32 @@ func TestBucketShape(t *testing.T) {
 		burst     int
 		perWindow float64
 	}{
-		{Cap{80, 10 * time.Second}, 0.95, 4, 76},
-		{Cap{2400, 10 * time.Second}, 0.95, 120, 2280},
-		{Cap{24000, 10 * time.Minute}, 0.95, 1200, 22800},
-		{Cap{150, 10 * time.Second}, 0.95, 7, 142.5},
-		{Cap{20, time.Second}, 0.95, 1, 19},
-		{Cap{10, time.Second}, 0.95, 1, 9},    // burst forced to 1: refill C-1
-		{Cap{1, time.Second}, 0.95, 1, 0.475}, // C = B = 1: refill fill/2
-		{Cap{100, time.Second}, 1, 1, 99},     // fill 1: burst 1
-		{Cap{100, time.Second}, 0.5, 50, 50},  //
-		{Cap{5000, 10 * time.Second}, 0.9, 500, 4500},
+		{Cap{80, 10 * time.Second}, 0.95, 3, 73},          // T = 76
+		{Cap{2400, 10 * time.Second}, 0.95, 114, 2166},    // T = 2280
+		{Cap{24000, 10 * time.Minute}, 0.95, 1140, 21660}, // T = 22800
+		{Cap{150, 10 * time.Second}, 0.95, 7, 135.5},      // T = 142.5
+		{Cap{20, time.Second}, 0.95, 1, 18},               // T = 19
+		{Cap{10, time.Second}, 0.95, 1, 8.5},              // burst forced to 1
+		{Cap{1, time.Second}, 0.95, 1, 0.475},             // T < B: refill fill/2
+		{Cap{100, time.Second}, 1, 1, 99},                 // fill 1: burst 1
+		{Cap{100, time.Second}, 0.5, 25, 25},              // T = 50
+		{Cap{5000, 10 * time.Second}, 0.9, 450, 4050},     // T = 4500
 	}
 	for _, tt := range tests {
 		b, pw := BucketShape(tt.c, tt.fill)
 		if b != tt.burst || math.Abs(pw-tt.perWindow) > 1e-9 {
 			t.Errorf("BucketShape(%v, %v) = %d, %v; want %d, %v", tt.c, tt.fill, b, pw, tt.burst, tt.perWindow)
 		}
-		if math.Floor(float64(b)+pw+1e-9) > float64(tt.c.Requests) {
-			t.Errorf("%v: burst %d + refill %v exceeds the cap", tt.c, b, pw)
+		if tt.c.Requests > 1 && float64(b)+pw > tt.fill*float64(tt.c.Requests)+1e-9 {
+			t.Errorf("%v: burst %d + refill %v exceeds fill × the cap", tt.c, b, pw)
 		}
 	}
-	// every default cap: B + r·W <= C and the refill reaches 95 % of C
+	// every default cap: no window holds more than 95 % of C (the issue's
+	// bound, counted from outside), and the refill reaches 90 % of C
 	l := DefaultLimits()
 	for i, c := range l.caps() {
 		b, pw := BucketShape(c, l.Fill)
-		if float64(b)+pw > float64(c.Requests)+1e-9 || pw < 0.95*float64(c.Requests)-1e-9 {
+		if float64(b)+pw > 0.95*float64(c.Requests)+1e-9 || pw < 0.90*float64(c.Requests)-1e-9 {
 			t.Errorf("%s %v: burst %d refill %v", bucketID(i), c, b, pw)
 		}
 	}
@@ -139,12 +140,12 @@ func TestLimiterBurstThenWait(t *testing.T) {
 	}
 	ctx := context.Background()
 	costs := endpointSpecs[epBooks].costs(1)
-	for i := range 4 { // burst of clob_books is 4
+	for i := range 3 { // burst of clob_books is 3
 		if err := lm.wait(ctx, clk, "books", costs); err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
-	// the fifth must wait 1/7.6 s; the clock is only moved by us
+	// the fourth must wait 1/7.3 s; the clock is only moved by us
 	done := make(chan error, 1)
 	go func() { done <- lm.wait(ctx, clk, "books", costs) }()
 	if err := clk.BlockUntil(ctx, 1); err != nil {
@@ -152,19 +153,19 @@ func TestLimiterBurstThenWait(t *testing.T) {
 	}
 	select {
 	case err := <-done:
-		t.Fatalf("fifth request admitted without waiting: %v", err)
+		t.Fatalf("fourth request admitted without waiting: %v", err)
 	default:
 	}
 	clk.AdvanceToNext()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if waited := clk.Now().Sub(start); waited < time.Second*10/76 || waited > time.Second*10/76+time.Microsecond {
-		t.Errorf("waited %v, want 10s/76", waited)
+	if waited := clk.Now().Sub(start); waited < time.Second*10/73 || waited > time.Second*10/73+time.Microsecond {
+		t.Errorf("waited %v, want 10s/73", waited)
 	}
 
 	// a cost above the burst can never be met
-	if err := lm.wait(ctx, clk, "orders", endpointSpecs[epPlaceOrders].costs(121)); err == nil || !strings.Contains(err.Error(), "burst") {
+	if err := lm.wait(ctx, clk, "orders", endpointSpecs[epPlaceOrders].costs(115)); err == nil || !strings.Contains(err.Error(), "burst") {
 		t.Errorf("cost above burst: %v", err)
 	}
 
@@ -198,29 +199,29 @@ func TestBudgetAndSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := c.Budget(clk.Now()); b.Orders != 120 || b.Cancels != 120 {
-		t.Errorf("initial budget %+v, want the burst 120/120", b)
+	if b := c.Budget(clk.Now()); b.Orders != 114 || b.Cancels != 114 {
+		t.Errorf("initial budget %+v, want the burst 114/114", b)
 	}
 	ctx := context.Background()
-	for range 8 {
-		if err := c.lim.wait(ctx, clk, "orders", endpointSpecs[epPlaceOrders].costs(15)); err != nil {
+	for range 6 {
+		if err := c.lim.wait(ctx, clk, "orders", endpointSpecs[epPlaceOrders].costs(19)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if b := c.Budget(clk.Now()); b.Orders != 0 {
-		t.Errorf("budget after 120 orders: %+v", b)
+		t.Errorf("budget after 114 orders: %+v", b)
 	}
-	clk.Advance(100 * time.Millisecond) // the burst bucket refills 228/s
-	if b := c.Budget(clk.Now()); b.Orders != 22 {
-		t.Errorf("budget 100ms later: %+v, want 22", b)
+	clk.Advance(100 * time.Millisecond) // the burst bucket refills 216.6/s
+	if b := c.Budget(clk.Now()); b.Orders != 21 {
+		t.Errorf("budget 100ms later: %+v, want 21", b)
 	}
-	clk.Advance(time.Second) // full again: 120 in burst, 1080+ in sustained
-	if b := c.Budget(clk.Now()); b.Orders != 120 || b.Cancels != 120 {
-		t.Errorf("budget 1.1s later: %+v, want 120/120", b)
+	clk.Advance(time.Second) // full again: 114 in burst, 1000+ in sustained
+	if b := c.Budget(clk.Now()); b.Orders != 114 || b.Cancels != 114 {
+		t.Errorf("budget 1.1s later: %+v, want 114/114", b)
 	}
 	snap := c.Buckets(clk.Now())
-	if len(snap) != int(numBuckets) || snap[bPostOrderBurst].Name != "post_order_burst" || snap[bPostOrderBurst].Admitted != 120 ||
-		snap[bCLOBGeneral].Admitted != 8 || snap[bPostOrderBurst].Burst != 120 || math.Abs(snap[bPostOrderBurst].RatePerSec-228) > 1e-9 {
+	if len(snap) != int(numBuckets) || snap[bPostOrderBurst].Name != "post_order_burst" || snap[bPostOrderBurst].Admitted != 114 ||
+		snap[bCLOBGeneral].Admitted != 6 || snap[bPostOrderBurst].Burst != 114 || math.Abs(snap[bPostOrderBurst].RatePerSec-216.6) > 1e-9 {
 		t.Errorf("snapshot: %+v", snap[bPostOrderBurst])
 	}
 	if c.Limits() != DefaultLimits() {
@@ -279,15 +280,16 @@ type hammerScenario struct {
 }
 
 // smallLimits are the spec's caps scaled down (same windows) so that a
-// simulated hour runs quickly; every cap stays at least 20 so that a bucket
-// can reach 95 %, and the POST /order burst bucket holds a 15-order batch.
+// simulated hour runs quickly; every cap stays at least 20 so that a
+// bucket's refill reaches 90 % of it, and the POST /order burst bucket
+// holds a 15-order batch (B = floor(0.95·320·0.05) = 15).
 func smallLimits() Limits {
 	const w = 10 * time.Second
 	l := DefaultLimits()
 	l.DataGeneral, l.DataTrades = Cap{50, w}, Cap{20, w}
 	l.CatalogGeneral, l.CatalogEvents, l.CatalogMarkets, l.CatalogEventsMarkets, l.CatalogTags = Cap{1000, w}, Cap{25, w}, Cap{20, w}, Cap{1000, w}, Cap{20, w}
 	l.CLOBGeneral, l.CLOBBooks = Cap{1000, w}, Cap{20, w}
-	l.PostOrderBurst, l.PostOrderSustained = Cap{300, w}, Cap{3000, 10 * time.Minute}
+	l.PostOrderBurst, l.PostOrderSustained = Cap{320, w}, Cap{3000, 10 * time.Minute}
 	l.DeleteOrderBurst, l.DeleteOrderSustained = Cap{40, w}, Cap{600, 10 * time.Minute}
 	return l
 }
@@ -334,8 +336,8 @@ func hammerScenarios() []hammerScenario {
 // TestLimiterHammer runs goroutines against the limiter on a fake clock for
 // a simulated hour (ten minutes with -short), records every admission per
 // bucket, and checks that no closed window of any cap ever holds more than
-// the cap, and that each saturated bucket reaches at least Fill of its cap
-// over the run.
+// its window ceiling (Fill × the cap), and that each saturated bucket
+// reaches at least its refill r·W per window over the run.
 func TestLimiterHammer(t *testing.T) {
 	span := time.Hour
 	if testing.Short() {
@@ -400,8 +402,8 @@ func TestLimiterHammer(t *testing.T) {
 			caps := limits.caps()
 			for id := range numBuckets {
 				c := caps[id]
-				if got := maxInWindow(adm[id], c.Window); got > c.Requests {
-					t.Errorf("%s: %d units in one window of %s, cap %d", id, got, c.Window, c.Requests)
+				if got := maxInWindow(adm[id], c.Window); got > ceilingOf(limits, id) {
+					t.Errorf("%s: %d units in one window of %s, cap %d, ceiling %d", id, got, c.Window, c.Requests, ceilingOf(limits, id))
 				}
 			}
 			for _, id := range sc.saturated {
@@ -414,9 +416,10 @@ func TestLimiterHammer(t *testing.T) {
 				}
 				capacity := float64(c.Requests) * span.Seconds() / c.Window.Seconds()
 				frac := float64(units) / capacity
+				_, pw := BucketShape(c, limits.Fill)
 				t.Logf("%-24s %7d units, %.4f of the cap (%s) over %s", id, units, frac, c, span)
-				if frac < limits.Fill-1e-9 {
-					t.Errorf("%s reached %.4f of its cap, want >= %.2f", id, frac, limits.Fill)
+				if want := pw / float64(c.Requests); frac < want-1e-9 {
+					t.Errorf("%s reached %.4f of its cap, want >= %.4f (r·W/C)", id, frac, want)
 				}
 			}
 		})

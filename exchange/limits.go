@@ -21,8 +21,10 @@ func (c Cap) String() string { return fmt.Sprintf("%d/%s", c.Requests, c.Window)
 // book, prices, midpoint, price history, public search) are kept so that the
 // table is complete and a snapshot shows them; nothing consumes them.
 type Limits struct {
-	// Fill in (0, 1] is the fraction of each cap that the bucket's refill
-	// rate reaches in the long run; the rest is burst (docs/protocol.md).
+	// Fill in (0, 1] is the most any window of a cap may hold, as a
+	// fraction of the cap, start-up burst and restarts included; the
+	// burst is (1 − Fill) of that and the refill the rest
+	// (docs/protocol.md, "The bucket math").
 	Fill float64
 
 	DataGeneral Cap // project choice: 1000/10s (the spec shows none)
@@ -155,17 +157,27 @@ func (l *Limits) Validate() error {
 }
 
 // BucketShape returns the burst B and the refill per window r·W of a token
-// bucket that never admits more than c.Requests in any closed window of
+// bucket that never admits more than fill·c.Requests in any closed window of
 // length c.Window: with tokens at most B at the window's start and r·W
-// accrued during it, at most floor(B + r·W) requests fit, so B + r·W ≤ C is
-// enough. B = floor(C·(1−fill)) (at least 1), r·W = min(fill·C, C − B); when
-// C = B = 1 the refill is fill/2 per window so that floor(B + r·W) = 1.
+// accrued during it, at most floor(B + r·W) requests fit, so B + r·W ≤ f·C
+// is enough. With T = f·C: B = floor(T·(1−fill)) (at least 1) and
+// r·W = T − B. When that leaves no refill (T ≤ 1, a cap of one or two
+// requests) the refill is fill/2 per window so that floor(B + r·W) = B.
 func BucketShape(c Cap, fill float64) (burst int, perWindow float64) {
-	C := float64(c.Requests)
-	burst = max(1, int(math.Floor(C*(1-fill)+1e-9)))
-	perWindow = min(fill*C, C-float64(burst))
+	T := fill * float64(c.Requests)
+	burst = max(1, int(math.Floor(T*(1-fill)+1e-9)))
+	perWindow = T - float64(burst)
 	if perWindow <= 0 {
 		perWindow = fill / 2
 	}
 	return burst, perWindow
+}
+
+// windowCeiling is the most units any window of c may hold with the bucket
+// shape of BucketShape(c, fill): T = fill·c.Requests, or the burst when T is
+// below it (a cap so small that T < 1, where the bucket must still admit
+// one request). Seeding after a restart (remaining) keeps every window that
+// straddles the restart within it too.
+func windowCeiling(c Cap, fill float64, burst int) float64 {
+	return max(fill*float64(c.Requests), float64(burst))
 }

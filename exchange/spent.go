@@ -9,7 +9,8 @@ import (
 
 // Spent is what a client's rate-limit buckets admitted in their windows up
 // to At: what a process hands to the next one so that, across a restart,
-// every sliding window of every cap holds at most the cap. (*Client).Spent
+// every sliding window of every cap holds at most fill × the cap, as the
+// buckets' own windows do. (*Client).Spent
 // takes it, WithSpent starts a new client from it, and docs/protocol.md
 // ("Across restarts") has the math.
 //
@@ -78,7 +79,7 @@ func (sp *Spent) Validate() error {
 // instead of full: each bucket gets exactly what it may still admit at the
 // client's start so that no window of its cap, counting the units sp
 // records (and, unless sp is final, what the previous process may have
-// admitted after sp.At), holds more than the cap. The units are kept, so
+// admitted after sp.At), holds more than fill × the cap. The units are kept, so
 // the client's own Spent carries them on to the process after it.
 func WithSpent(sp Spent) Option {
 	return func(c *Client) error {
@@ -156,15 +157,17 @@ func (b *bucket) addUnknown(prev *BucketSpent, at, now time.Time) {
 // remaining returns the most tokens b may hold at now given the units its
 // log holds: for every window [a, a+W] that reaches now, the logged units
 // in [a, now] plus what the bucket can admit from now to a+W (its tokens
-// plus r·(a+W−now)) must stay within the cap C, so
+// plus r·(a+W−now)) must stay within the window ceiling T = fill·C (not
+// the cap C: windows that straddle a restart get the same margin as the
+// bucket's own, B + r·W = T), so
 //
-//	tokens ≤ C − r·W + r·(now − a) − logged[a, now]
+//	tokens ≤ T − r·W + r·(now − a) − logged[a, now]
 //
 // for each a in [now − W, now]; the minimum is at a slot's end. It is at
 // most the burst, and at least −r·W (after a wait of W no logged unit is in
 // any window the bucket's next admission is in).
 func (b *bucket) remaining(now time.Time) float64 {
-	slack := float64(b.cap.Requests) - b.perWindow
+	slack := b.ceiling - b.perWindow
 	t := float64(b.burst)
 	var sum float64
 	b.log.each(now, func(end time.Time, units int64) {

@@ -49,13 +49,14 @@ func seeded(t *testing.T, sp Spent) (*Client, *clocktest.Clock) {
 func tokens(c *Client, now time.Time, id bucketID) float64 { return c.Buckets(now)[id].Tokens }
 
 // TestWithSpentRemaining: a process that spent N units in the last W starts
-// with exactly what the caps leave, for both windows of the order caps.
-// With the spec's POST /order caps: burst 2400/10 s (B = 120, r = 228/s)
-// and sustained 24000/10 min (B = 1200, r = 38/s), so C − r·W = B for both,
-// and a bucket's budget at the restart is min over the window's starts a of
+// with exactly what the window ceiling T = fill·C leaves, for both windows
+// of the order caps. With the spec's POST /order caps: burst 2400/10 s
+// (T = 2280, B = 114, r = 216.6/s) and sustained 24000/10 min (T = 22800,
+// B = 1140, r = 36.1/s), so T − r·W = B for both, and a bucket's budget at
+// the restart is min over the window's starts a of
 // B + r·(now − a) − (units spent in [a, now]), at most B.
 func TestWithSpentRemaining(t *testing.T) {
-	steady := units(114, every(3, 600)...) // 38/s for ten minutes, 114 every 3 s
+	steady := units(1083, every(30, 600)...) // 36.1/s for ten minutes, 1083 every 30 s (50 slots)
 	tests := []struct {
 		name             string
 		spent            []SpentUnits // in both POST /order buckets
@@ -65,56 +66,60 @@ func TestWithSpentRemaining(t *testing.T) {
 		burstL, sustL    float64 // tokens at restartAt+later
 		slack            float64 // how far below the exact value the sustained bucket may be
 	}{
-		{name: "nothing spent", burst: 120, sustained: 1200, orders: 120},
+		{name: "nothing spent", burst: 114, sustained: 1140, orders: 114},
 		{
 			// 1200 three seconds ago: the burst window owes
-			// 1200 − 120 − 228·3, the sustained one has 3 s of refill.
+			// 1200 − 114 − 216.6·3, the sustained one holds its burst
+			// and 3 s of refill less the 1200.
 			name: "1200 three seconds ago", spent: units(1200, 3),
-			burst: 120 + 228*3 - 1200, sustained: 38 * 3, orders: 0,
-			later: 2 * time.Second, burstL: 120 + 228*5 - 1200, sustL: 38 * 5,
+			burst: 114 + 216.6*3 - 1200, sustained: 1140 + 36.1*3 - 1200, orders: 0,
+			later: 2 * time.Second, burstL: 114 + 216.6*5 - 1200, sustL: 1140 + 36.1*5 - 1200,
 		},
 		{
 			// Between two slots of the sustained log (600 ms): the
 			// units count as spent at the slot's end, 0.6 s ago, which
-			// costs at most one slot's refill, 38·0.6 = 22.8.
+			// costs at most one slot's refill, 36.1·0.6 = 21.66.
 			name: "1200 one second ago", spent: units(1200, 1),
-			burst: 120 + 228 - 1200, sustained: 38, orders: 0, slack: 38 * 0.6,
+			burst: 114 + 216.6 - 1200, sustained: 1140 + 36.1 - 1200, orders: 0, slack: 36.1 * 0.6,
 		},
 		{
-			// 38/s for ten minutes is the sustained rate: every window
+			// 36.1/s for ten minutes is the sustained rate: every window
 			// holds r·W, so the full burst is left in both.
-			name: "38/s for ten minutes", spent: steady,
-			burst: 120, sustained: 1200, orders: 120,
+			name: "36.1/s for ten minutes", spent: steady,
+			burst: 114, sustained: 1140, orders: 114,
 		},
 		{
-			name: "38/s for ten minutes, then 1200 more", spent: append(append([]SpentUnits(nil), steady[:199]...), units(114+1200, 3)...),
-			burst: 120 + 228*3 - 1314, sustained: 0, orders: 0,
-			later: 10 * time.Second, burstL: 120, sustL: 380,
+			// and then the sustained burst 3 s ago: the sustained window
+			// holds T, the burst window owes 1140 − 114 − 216.6·3
+			name: "36.1/s for ten minutes, then 1140 more", spent: append(append([]SpentUnits(nil), steady...), units(1140, 3)...),
+			burst: 114 + 216.6*3 - 1140, sustained: 0, orders: 0,
+			later: 10 * time.Second, burstL: 114, sustL: 361,
 		},
 		{
-			// 24000 at the sustained window's far edge: the closed window
-			// [−600 s, 0] holds them, and the burst window is untouched.
-			name: "24000 600 s ago", spent: units(24000, 600),
-			burst: 120, sustained: 0, orders: 0,
-			later: 2 * time.Second, burstL: 120, sustL: 76,
+			// T = 22800 at the sustained window's far edge: the closed
+			// window [−600 s, 0] holds them, and the burst window is
+			// untouched.
+			name: "22800 600 s ago", spent: units(22800, 600),
+			burst: 114, sustained: 0, orders: 0,
+			later: 2 * time.Second, burstL: 114, sustL: 36.1 * 2,
 		},
 		{
-			name: "24000 598.8 s ago", spent: units(24000, 598.8),
-			burst: 120, sustained: 1200 + 38*598.8 - 24000, orders: 0,
-			later: 2 * time.Second, burstL: 120, sustL: 1200 + 38*600.8 - 24000,
+			name: "22800 598.8 s ago", spent: units(22800, 598.8),
+			burst: 114, sustained: 1140 + 36.1*598.8 - 22800, orders: 0,
+			later: 2 * time.Second, burstL: 114, sustL: 1140 + 36.1*600.8 - 22800,
 		},
 		{
 			// older than the window: no effect
-			name: "24000 600.6 s ago", spent: units(24000, 600.6),
-			burst: 120, sustained: 1200, orders: 120,
+			name: "22800 600.6 s ago", spent: units(22800, 600.6),
+			burst: 114, sustained: 1140, orders: 114,
 		},
 		{
-			// 2400 nine seconds ago fill the burst window [−9 s, +1 s]:
-			// 120 + 228·9 − 2400 = −228, paid back in 1 s; the sustained
-			// window owes 2400 − 1200 − 38·9.
-			name: "2400 nine seconds ago", spent: units(2400, 9),
-			burst: -228, sustained: 1200 + 38*9 - 2400, orders: 0,
-			later: 2 * time.Second, burstL: 120, sustL: 1200 + 38*11 - 2400,
+			// T = 2280 nine seconds ago fill the burst window [−9 s, +1 s]:
+			// 114 + 216.6·9 − 2280 = −216.6, paid back in 1 s; the
+			// sustained window owes 2280 − 1140 − 36.1·9.
+			name: "2280 nine seconds ago", spent: units(2280, 9),
+			burst: -216.6, sustained: 1140 + 36.1*9 - 2280, orders: 0,
+			later: 2 * time.Second, burstL: 114, sustL: 1140 + 36.1*11 - 2280,
 		},
 	}
 	for _, tt := range tests {
@@ -133,8 +138,8 @@ func TestWithSpentRemaining(t *testing.T) {
 			}
 			check("post_order_burst", tokens(c, restartAt, bPostOrderBurst), tt.burst, 0)
 			check("post_order_sustained", tokens(c, restartAt, bPostOrderSustained), tt.sustained, tt.slack)
-			if b := c.Budget(restartAt); b.Orders != tt.orders || b.Cancels != 120 {
-				t.Errorf("budget %+v, want %d orders and 120 cancels (nothing cancelled)", b, tt.orders)
+			if b := c.Budget(restartAt); b.Orders != tt.orders || b.Cancels != 114 {
+				t.Errorf("budget %+v, want %d orders and 114 cancels (nothing cancelled)", b, tt.orders)
 			}
 			if tt.later > 0 {
 				at := restartAt.Add(tt.later)
@@ -152,13 +157,14 @@ func TestWithSpentRemaining(t *testing.T) {
 // record (or nothing known) every bucket therefore starts empty, however
 // old the record, and gets its refill rate from there; a bucket that was
 // low at the record leaves its successor correspondingly more. The values
-// are exact up to one slot's refill and one unit (the stream of what the
-// dead process may have sent is counted in whole units, rounded late).
+// are exact up to one slot's refill and two units (the lump and the stream
+// of what the dead process may have sent are each counted in whole units,
+// rounded up and late).
 func TestWithSpentAfterCrash(t *testing.T) {
-	slotRefill := func(id bucketID) float64 { // r·W/1000 + 1
+	slotRefill := func(id bucketID) float64 { // r·W/1000 + 2
 		l := DefaultLimits()
 		_, pw := BucketShape(l.caps()[id], l.Fill)
-		return pw/spendSlots + 1
+		return pw/spendSlots + 2
 	}
 	twoSecondsAgo := restartAt.Add(-2 * time.Second)
 	tests := []struct {
@@ -171,24 +177,24 @@ func TestWithSpentAfterCrash(t *testing.T) {
 		{name: "nothing known (the zero Spent)", sp: Spent{}},
 		{
 			// The sustained bucket was empty: in 2 s the dead process
-			// could send 76 more, so 1200 − 76 are left. The burst bucket
-			// refills 228/s: its whole burst was possible again.
+			// could send 72.2 more, so 1140 − 72.2 are left. The burst
+			// bucket refills 216.6/s: its whole burst was possible again.
 			name: "record 2 s old, order buckets empty",
 			sp: Spent{At: twoSecondsAgo, Buckets: []BucketSpent{
-				{Name: "post_order_burst", Burst: 120, PerSecond: 228},
-				{Name: "post_order_sustained", Burst: 1200, PerSecond: 38},
+				{Name: "post_order_burst", Burst: 114, PerSecond: 216.6},
+				{Name: "post_order_sustained", Burst: 1140, PerSecond: 36.1},
 			}},
-			want: map[bucketID]float64{bPostOrderSustained: 1200 - 76},
+			want: map[bucketID]float64{bPostOrderSustained: 1140 - 72.2},
 		},
 		{
 			// In debt by 500 at the record, the burst bucket could give
-			// nothing in the 2 s before the restart (−500 + 456 < 0).
+			// nothing in the 2 s before the restart (−500 + 433.2 < 0).
 			name: "record 2 s old, burst bucket in debt",
 			sp: Spent{At: twoSecondsAgo, Buckets: []BucketSpent{
-				{Name: "post_order_burst", Burst: 120, PerSecond: 228, Tokens: -500},
-				{Name: "post_order_sustained", Burst: 1200, PerSecond: 38, Tokens: 1200},
+				{Name: "post_order_burst", Burst: 114, PerSecond: 216.6, Tokens: -500},
+				{Name: "post_order_sustained", Burst: 1140, PerSecond: 36.1, Tokens: 1140},
 			}},
-			want: map[bucketID]float64{bPostOrderBurst: 120},
+			want: map[bucketID]float64{bPostOrderBurst: 114},
 		},
 	}
 	for _, tt := range tests {
@@ -203,9 +209,9 @@ func TestWithSpentAfterCrash(t *testing.T) {
 			if b := c.Budget(restartAt); b.Cancels != 0 {
 				t.Errorf("budget %+v at the restart, want no cancel", b)
 			}
-			// the refill is the bucket's own: 38/s in the sustained one
-			if b := c.Budget(restartAt.Add(3 * time.Second)); b.Cancels < 38*3-24 || b.Cancels > 38*3 {
-				t.Errorf("budget %+v 3 s after the restart, want about 114 cancels", b)
+			// the refill is the bucket's own: 36.1/s in the sustained one
+			if b := c.Budget(restartAt.Add(3 * time.Second)); float64(b.Cancels) < 36.1*3-24 || float64(b.Cancels) > 36.1*3 {
+				t.Errorf("budget %+v 3 s after the restart, want about 108 cancels", b)
 			}
 		})
 	}
@@ -262,17 +268,17 @@ func TestRetire(t *testing.T) {
 	}
 
 	// The successor, at once: the 60 orders a second ago leave
-	// 1200 + 38 − 60 in the sustained bucket; the burst one has refilled.
+	// 1140 + 36.1 − 60 in the sustained bucket; the burst one has refilled.
 	clk2 := clocktest.New(sp.At)
 	c2, err := NewClient(Endpoints{CLOB: "http://127.0.0.1:1"}, WithClock(clk2), WithSpent(sp))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tokens(c2, clk2.Now(), bPostOrderSustained); math.Abs(got-1178) > 1e-6 {
-		t.Errorf("successor's post_order_sustained tokens %v, want 1178", got)
+	if got := tokens(c2, clk2.Now(), bPostOrderSustained); math.Abs(got-1116.1) > 1e-6 {
+		t.Errorf("successor's post_order_sustained tokens %v, want 1116.1", got)
 	}
-	if got := tokens(c2, clk2.Now(), bPostOrderBurst); got != 120 {
-		t.Errorf("successor's post_order_burst tokens %v, want 120", got)
+	if got := tokens(c2, clk2.Now(), bPostOrderBurst); got != 114 {
+		t.Errorf("successor's post_order_burst tokens %v, want 114", got)
 	}
 }
 

@@ -21,11 +21,11 @@ func sampleSpent() exchange.Spent {
 		long = append(long, exchange.SpentUnits{At: at.Add(-time.Duration(i) * 600 * time.Millisecond), N: int64(i%40 + 1)})
 	}
 	return exchange.Spent{At: at, Buckets: []exchange.BucketSpent{
-		{Name: "post_order_sustained", Cap: exchange.Cap{Requests: 24000, Window: 10 * time.Minute}, Burst: 1200, PerSecond: 38,
+		{Name: "post_order_sustained", Cap: exchange.Cap{Requests: 24000, Window: 10 * time.Minute}, Burst: 1140, PerSecond: 36.1,
 			Tokens: 17.25, Units: long},
-		{Name: "clob_books", Cap: exchange.Cap{Requests: 80, Window: 10 * time.Second}, Burst: 4, PerSecond: 7.6, Tokens: 4},
-		{Name: "post_order_burst", Cap: exchange.Cap{Requests: 2400, Window: 10 * time.Second}, Burst: 120, PerSecond: 228,
-			Tokens: -852.5, Units: []exchange.SpentUnits{{At: at.Add(-time.Second), N: 1200}, {At: at, N: 15}}},
+		{Name: "clob_books", Cap: exchange.Cap{Requests: 80, Window: 10 * time.Second}, Burst: 3, PerSecond: 7.3, Tokens: 3},
+		{Name: "post_order_burst", Cap: exchange.Cap{Requests: 2400, Window: 10 * time.Second}, Burst: 114, PerSecond: 216.6,
+			Tokens: -883.4, Units: []exchange.SpentUnits{{At: at.Add(-time.Second), N: 1200}, {At: at, N: 15}}},
 	}}
 }
 

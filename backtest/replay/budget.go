@@ -13,7 +13,7 @@ import (
 // rateBuckets simulates the client's token buckets of POST /order and
 // DELETE /order (burst and sustained windows each) on simulated time, with
 // the client's shapes (exchange.BucketShape), so no window ever holds more
-// than the cap C.
+// than fill × the cap C.
 type rateBuckets struct {
 	post, del [2]*rate.Limiter
 }

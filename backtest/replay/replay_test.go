@@ -311,16 +311,17 @@ func TestReplayTradesTape(t *testing.T) {
 
 func TestReplayBudget(t *testing.T) {
 	limits := exchange.DefaultLimits()
-	limits.PostOrderBurst = exchange.Cap{Requests: 40, Window: 10 * time.Second}
+	limits.PostOrderBurst = exchange.Cap{Requests: 60, Window: 10 * time.Second}
 	acc := accounting.NewAccumulator(accounting.AccumulatorConfig{})
 	r, err := New(&SliceSource{Events: append(twoBooks(t), bookAt(t, 60_000, synthetic.TokY, []string{"0.48:1"}, []string{"0.52:1"}))},
 		Config{Markets: []strategy.Market{synthetic.Market()}, Limits: &limits}, acc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fill 0.95 of 40 per 10 s: a burst of 2 and a refill of 38 per 10 s.
-	if b := r.Budget(r.Now()); b.Orders != 2 || b.Cancels != 120 {
-		t.Fatalf("budget %+v, want 2 orders (burst) and 120 cancels", b)
+	// Fill 0.95 of 60 per 10 s: a window holds at most 57, a burst of 2
+	// and a refill of 55 per 10 s.
+	if b := r.Budget(r.Now()); b.Orders != 2 || b.Cancels != 114 {
+		t.Fatalf("budget %+v, want 2 orders (burst) and 114 cancels", b)
 	}
 	var s Signer
 	var items []exchange.PlacementItem
@@ -333,11 +334,11 @@ func TestReplayBudget(t *testing.T) {
 	if b := r.Budget(r.Now()); b.Orders != 0 {
 		t.Fatalf("budget after the burst %+v", b)
 	}
-	// The next order waits for a token: 10 s / 38.
+	// The next order waits for a token: 10 s / 55.
 	it, _ := item(t, &s, synthetic.TokY, exchange.Buy, "0.3", "10")
 	place(t, r, it)
-	if waited := r.Now().Sub(start); waited < 10*time.Second/38 || waited > 10*time.Second/38+time.Millisecond {
-		t.Errorf("waited %v for the rate limit, want about %v", waited, 10*time.Second/38)
+	if waited := r.Now().Sub(start); waited < 10*time.Second/55 || waited > 10*time.Second/55+time.Millisecond {
+		t.Errorf("waited %v for the rate limit, want about %v", waited, 10*time.Second/55)
 	}
 	if _, err := r.PlaceOrders(context.Background(), make([]exchange.PlacementItem, 3)); err == nil {
 		t.Error("a batch larger than the burst was accepted")

@@ -60,11 +60,11 @@ func statusFixture() statusInput {
 		},
 	}
 	buckets := []exchange.BucketSnapshot{
-		{Name: "clob_books", Cap: exchange.Cap{Requests: 80, Window: 10 * time.Second}, Burst: 4, RatePerSec: 7.6, Tokens: 4, Admitted: 300},
-		{Name: bucketPostBurst, Cap: exchange.Cap{Requests: 2400, Window: 10 * time.Second}, Burst: 120, RatePerSec: 228, Tokens: 90, Admitted: 14},
-		{Name: bucketPostSustained, Cap: exchange.Cap{Requests: 24000, Window: 10 * time.Minute}, Burst: 1200, RatePerSec: 38, Tokens: 1188, Admitted: 14},
-		{Name: bucketDeleteBurst, Cap: exchange.Cap{Requests: 2400, Window: 10 * time.Second}, Burst: 120, RatePerSec: 228, Tokens: 120, Admitted: 10},
-		{Name: bucketDeleteSustained, Cap: exchange.Cap{Requests: 24000, Window: 10 * time.Minute}, Burst: 1200, RatePerSec: 38, Tokens: 1190, Admitted: 10},
+		{Name: "clob_books", Cap: exchange.Cap{Requests: 80, Window: 10 * time.Second}, Burst: 3, RatePerSec: 7.3, Tokens: 3, Admitted: 300},
+		{Name: bucketPostBurst, Cap: exchange.Cap{Requests: 2400, Window: 10 * time.Second}, Burst: 114, RatePerSec: 216.6, Tokens: 85.5, Admitted: 14},
+		{Name: bucketPostSustained, Cap: exchange.Cap{Requests: 24000, Window: 10 * time.Minute}, Burst: 1140, RatePerSec: 36.1, Tokens: 1128.6, Admitted: 14},
+		{Name: bucketDeleteBurst, Cap: exchange.Cap{Requests: 2400, Window: 10 * time.Second}, Burst: 114, RatePerSec: 216.6, Tokens: 114, Admitted: 10},
+		{Name: bucketDeleteSustained, Cap: exchange.Cap{Requests: 24000, Window: 10 * time.Minute}, Burst: 1140, RatePerSec: 36.1, Tokens: 1130, Admitted: 10},
 	}
 	meter := newRateMeter(rateSample{at: statusNow.Add(-30 * time.Second)}, 11*time.Minute)
 	meter.add(rateSample{at: statusNow.Add(-20 * time.Second), orders: 4, cancels: 2})

@@ -21,10 +21,11 @@ import (
 // record cannot be read.
 func TestSpentOptions(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	// 1250 orders 3 s ago leave 1200 + 38·3 − 1250 = 64 in the sustained
-	// POST /order bucket (24000/10 min, burst 1200, 38/s)
+	// 1200 orders 3 s ago leave 1140 + 36.1·3 − 1200 = 48.3 in the
+	// sustained POST /order bucket (24000/10 min, burst 1140, 36.1/s; a
+	// window may hold 0.95 of the cap, 22800 = 1140 + 36.1·600)
 	recent := exchange.Spent{At: now.Add(-3 * time.Second), Final: true, Buckets: []exchange.BucketSpent{
-		{Name: "post_order_sustained", Units: []exchange.SpentUnits{{At: now.Add(-3 * time.Second), N: 1250}}},
+		{Name: "post_order_sustained", Units: []exchange.SpentUnits{{At: now.Add(-3 * time.Second), N: 1200}}},
 	}}
 	tests := []struct {
 		name    string
@@ -32,8 +33,8 @@ func TestSpentOptions(t *testing.T) {
 		orders  int                             // Budget().Orders at now
 		log     string
 	}{
-		{name: "new journal", orders: 120},
-		{name: "a record", orders: 64, log: "start from the journal's record",
+		{name: "new journal", orders: 114},
+		{name: "a record", orders: 48, log: "start from the journal's record",
 			prepare: func(t *testing.T, path string) {
 				withStore(t, path, func(s *state.Store) error { return s.SaveRateSpent(recent) })
 			}},
