@@ -153,7 +153,7 @@ var validateCases = []struct {
 	{"size_tolerance 0 and 1", func(c *Config) { c.Strategy.SizeTolerance = decimal.Zero }, nil},
 	{"size_tolerance 1.5", func(c *Config) { c.Strategy.SizeTolerance = dec("1.5") }, []string{"strategy.size_tolerance"}},
 	{"size_tolerance negative", func(c *Config) { c.Strategy.SizeTolerance = dec("-0.1") }, []string{"strategy.size_tolerance"}},
-	{"bands without levels", func(c *Config) { c.Strategy.Bands.Levels = nil }, []string{"strategy.bands.levels"}},
+	{"bands without levels", func(c *Config) { c.Strategy.Model, c.Strategy.Bands.Levels = "bands", nil }, []string{"strategy.bands.levels"}},
 	{"band level bad", func(c *Config) {
 		c.Strategy.Bands.Levels = []BandLevel{{Offset: dec("0.05"), Size: dec("1")}, {Offset: dec("0.05"), Size: dec("0")}, {Offset: dec("1"), Size: dec("101")}}
 	}, []string{"strategy.bands.levels[1].offset", "strategy.bands.levels[1].size", "strategy.bands.levels[2].offset", "strategy.bands.levels[2].size"}},
