@@ -333,6 +333,7 @@ func TestResizeBands(t *testing.T) {
 func TestApplySweepKey(t *testing.T) {
 	cfg := configs.Defaults()
 	cfg.Exchange.EmbeddedSim = true // as the command loads it
+	cfg.Strategy.Model = "bands"    // the description below is of bands (the default is glft)
 	rs := replaySettings{}
 	for _, kv := range [][2]string{{"gamma", "0.3"}, {"k", "2"}, {"a", "0.5"}, {"horizon", "2h"}, {"cycle", "250ms"},
 		{"min_spread_ticks", "3"}, {"tolerance", "2"}, {"max_spread", "0.2"}, {"order_size", "7"}, {"offset", "0.02"},
