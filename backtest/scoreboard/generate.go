@@ -134,16 +134,39 @@ func openMarkets(c *catalog.Catalog) []*catalog.Market {
 	return out
 }
 
-// Tape keeps a simulated exchange's books and trades as recording events in
-// memory. Its OnBook and OnTrade are the exchange's hooks; they convert and
-// append, and never call back into the exchange.
+// Tape turns a simulated exchange's books and trades into recording
+// events. Its OnBook and OnTrade are the exchange's hooks; they convert and
+// hand on, and never call back into the exchange. A Tape made by NewTape
+// hands each event to its output (`mmbot sim --record` queues them for a
+// file); the zero Tape keeps them in memory for Drain.
 type Tape struct {
 	mu      sync.Mutex
+	out     func(recording.Event)
 	events  []recording.Event
 	filter  recording.BookFilter
 	last    time.Time
 	started bool
+	stopped bool
+	skipped int
 	err     error
+}
+
+// NewTape returns a Tape that hands every event to out, under its lock and
+// in order.
+func NewTape(out func(recording.Event)) *Tape { return &Tape{out: out} }
+
+// Stop ends the recording: later hooks are ignored.
+func (t *Tape) Stop() {
+	t.mu.Lock()
+	t.stopped = true
+	t.mu.Unlock()
+}
+
+// Skipped is how many events the recording format could not hold.
+func (t *Tape) Skipped() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.skipped
 }
 
 // Start records each open market's terms (one meta per token, with the
@@ -233,7 +256,7 @@ func (t *Tape) resolutions(ex *sim.Exchange, open []*catalog.Market, at time.Tim
 func (t *Tape) recording() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.started
+	return t.started && !t.stopped
 }
 
 // add stamps e no earlier than the previous event and keeps it; an event
@@ -241,6 +264,9 @@ func (t *Tape) recording() bool {
 func (t *Tape) add(e recording.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.stopped {
+		return
+	}
 	var st *recording.Stamp
 	switch e.Kind {
 	case recording.KindBook:
@@ -254,12 +280,17 @@ func (t *Tape) add(e recording.Event) {
 		st.Received = t.last
 	}
 	if err := e.Validate(); err != nil {
+		t.skipped++
 		if t.err == nil {
 			t.err = fmt.Errorf("scoreboard: recording: %w", err)
 		}
 		return
 	}
 	t.last = st.Received
+	if t.out != nil {
+		t.out(e)
+		return
+	}
 	t.events = append(t.events, e)
 }
 
