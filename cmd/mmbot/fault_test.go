@@ -31,7 +31,8 @@ const (
 	// faultPhase is the "several minutes" of the issue scaled down to a
 	// test: a minute of wall time at fault rates far above any real
 	// exchange's (about one request in five fails or is slowed), which is
-	// some 300 cycles and thousands of requests.
+	// some 300 cycles and 700–1,000 requests (orders are read back on
+	// evidence only, docs/daemon.md "Fills", so a cycle sends few reads).
 	faultPhase = 60 * time.Second
 )
 
@@ -106,7 +107,7 @@ cooldown = "0s"`,
 	}
 	faultStats := requestStats(se.ex.RequestLog(), phaseStart)
 	t.Logf("fault phase %s: %s; daemon log:\n%s", faultPhase, faultStats, p.messageCounts())
-	if faultStats.faulted < 100 || faultStats.ordersOK < 20 {
+	if faultStats.faulted < 60 || faultStats.ordersOK < 20 {
 		t.Fatalf("the fault phase did not exercise the daemon: %s", faultStats)
 	}
 
