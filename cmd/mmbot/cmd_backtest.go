@@ -17,12 +17,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/backtest/accounting"
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/backtest/replay"
 	"github.com/mmbot/mmbot/backtest/sweep"
 	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/daemon/status"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
@@ -342,7 +344,7 @@ func (s *backtestSetup) forCombo(c sweep.Combo) (*backtestRun, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sweep %s: %w", c, err)
 	}
-	if _, _, err := strategyParams(cfg); err != nil {
+	if _, _, err := assemble.StrategyParams(cfg); err != nil {
 		return nil, fmt.Errorf("sweep %s: %w", c, err)
 	}
 	return &backtestRun{setup: s, combo: c, cfg: cfg, rs: rs}, nil
@@ -352,16 +354,16 @@ func (s *backtestSetup) forCombo(c sweep.Combo) (*backtestRun, error) {
 func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress,
 	interval time.Duration, names marketNames) (*accounting.Results, error) {
 	cfg := run.cfg
-	params, est, err := strategyParams(cfg)
+	params, est, err := assemble.StrategyParams(cfg)
 	if err != nil {
 		return nil, err
 	}
-	kill, err := risk.NewKillSwitch(killConfig(&cfg.Risk))
+	kill, err := risk.NewKillSwitch(assemble.KillConfig(&cfg.Risk))
 	if err != nil {
 		return nil, err // "risk: kill switch: ..."
 	}
-	limits := clientLimits(&cfg.Exchange.Limits)
-	lc := loopConfig(cfg, markets, params, est, kill)
+	limits := assemble.ClientLimits(&cfg.Exchange.Limits)
+	lc := assemble.LoopConfig(cfg, markets, params, est, kill)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
@@ -494,7 +496,7 @@ func reportNames(markets []strategy.Market) marketNames {
 	for _, m := range markets {
 		name := m.Slug
 		if name == "" {
-			name = shortID(m.ConditionID)
+			name = status.ShortID(m.ConditionID)
 		}
 		for o, suffix := range [2]string{strategy.Yes: " YES", strategy.No: " NO"} {
 			if tok := m.TokenIDs[o]; tok != "" {

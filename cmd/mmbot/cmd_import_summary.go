@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mmbot/mmbot/backtest/importer"
+	"github.com/mmbot/mmbot/daemon/status"
 )
 
 // importProgress reports a long import on stderr: on a terminal one line
@@ -64,7 +65,7 @@ func importProgressLine(pr importer.Progress, elapsed time.Duration) string {
 		pct = 100 * float64(pr.Read) / float64(pr.Total)
 	}
 	return fmt.Sprintf("import: %3.0f%% (%s of %s), %d messages, %d events, %s, %s", pct, humanBytes(pr.Read), humanBytes(pr.Total),
-		pr.Messages, pr.Events, filepath.Base(pr.File), span(elapsed))
+		pr.Messages, pr.Events, filepath.Base(pr.File), status.Span(elapsed))
 }
 
 // writeImportSummary writes what an import read and wrote: the messages

@@ -195,6 +195,37 @@ var rules = []rule{
 		except:  []string{"./cmd/..."},
 		deny:    []string{"./cmd/..."},
 	},
+	// What `mmbot run` is lives in daemon, which only the command line
+	// imports; its status document is a leaf any reader may import; the
+	// configuration becomes parts in assemble, above every library layer.
+	//
+	//	cmd/mmbot ─> daemon ─> assemble ─> strategy/loop, state, exchange, signer, backtest/paper, configs
+	//	cmd/mmbot, daemon ─> daemon/status (a leaf)
+	{
+		why:     "the daemon package is what mmbot run is: only cmd/mmbot imports it",
+		applies: []string{"./..."},
+		except:  []string{"./cmd/mmbot"},
+		direct:  true,
+		deny:    []string{"./daemon"},
+	},
+	{
+		why:      "daemon/status is a leaf: it imports nothing of ours but the exchange types",
+		applies:  []string{"./daemon/status"},
+		direct:   true,
+		onlyOurs: []string{"./exchange"},
+	},
+	{
+		why: "assemble (configuration into parts) sits above the library layers: strategy, exchange, signer, state, risk, " +
+			"configs, ledger, backtest and internal never import it or the daemon",
+		applies: []string{"./strategy/...", "./exchange/...", "./signer/...", "./state/...", "./risk/...", "./configs/...",
+			"./ledger/...", "./backtest/...", "./internal/..."},
+		deny: []string{"./assemble/...", "./daemon/..."},
+	},
+	{
+		why:     "assemble sits below the daemon: it builds parts and runs nothing",
+		applies: []string{"./assemble/..."},
+		deny:    []string{"./daemon/..."},
+	},
 }
 
 // match reports whether path matches pattern.
@@ -324,6 +355,11 @@ func TestRulesCatchViolations(t *testing.T) {
 		m("ledger"):                    {m("state"), m("backtest/accounting"), m("backtest/report"), "net/http"},
 		m("backtest/export"):           {m("backtest/recording"), m("backtest/accounting"), m("backtest/replay"), "github.com/apache/arrow-go/v18/parquet"},
 		m("backtest/report/parquet"):   {"github.com/apache/arrow-go/v18/parquet/pqarrow"},
+		m("daemon"):                    {m("assemble"), m("daemon/status"), m("strategy/loop")},
+		m("daemon/status"):             {m("exchange"), m("risk")},
+		m("assemble"):                  {m("configs"), m("state"), m("daemon")},
+		m("backtest/scoreboard"):       {m("assemble"), m("backtest/replay")},
+		m("internal/sdnotify"):         {m("daemon")},
 	}
 	pkgs := map[string]*pkg{}
 	for path, imports := range graph {
@@ -381,6 +417,12 @@ func TestRulesCatchViolations(t *testing.T) {
 		"ledger imports net/http: ledger reads the journal",
 		"backtest/export imports backtest/replay: backtest/export writes recordings and results as Parquet",
 		"backtest/report/parquet imports github.com/apache/arrow-go/v18/parquet/pqarrow: arrow-go (Parquet) stays inside backtest/export",
+		"internal/sdnotify imports daemon: the daemon package is what mmbot run is",
+		"assemble imports daemon: the daemon package is what mmbot run is",
+		"daemon/status imports risk: daemon/status is a leaf",
+		"backtest/scoreboard imports assemble: assemble (configuration into parts) sits above",
+		"internal/sdnotify imports daemon: assemble (configuration into parts) sits above",
+		"assemble imports daemon: assemble sits below the daemon",
 	}
 	for _, w := range want {
 		found := false
@@ -398,6 +440,7 @@ func TestRulesCatchViolations(t *testing.T) {
 			"backtest/replay imports backtest/accounting:", "backtest/paper imports backtest/fillmodel:", "backtest/importer imports backtest/recording:",
 			"backtest/sweep imports backtest/accounting:", "backtest/internal/fixture imports exchange:",
 			"ledger imports state:", "ledger imports backtest/accounting:",
+			"daemon imports assemble:", "daemon imports daemon/status:", "daemon/status imports exchange:", "cmd/mmbot imports daemon:",
 			"backtest/export imports backtest/recording:", "backtest/export imports backtest/accounting:", "backtest/export imports github.com/apache/arrow-go"} {
 			if strings.HasPrefix(g, ok) {
 				t.Errorf("allowed edge reported: %s", g)
