@@ -147,6 +147,10 @@ type marketRun struct {
 	refused   [2]string
 	logged    map[string]bool
 	recovered bool
+	// ticks are, per outcome, the tick size its last book reported (zero
+	// before the first): a change of either changes the market's tick
+	// (takeTick).
+	ticks     [2]decimal.Decimal
 	fair      float64
 	hasFair   bool
 	snap      strategy.Snapshot
