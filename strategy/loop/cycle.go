@@ -330,8 +330,8 @@ const MsgTickChanged = "tick size changed: quoting on the new grid; orders off i
 // takeTick takes the tick size an outcome's book reports. A market has one
 // tick, and a tick_size_change comes per token: after a change of one
 // token the other's book may go on reporting the old tick. So a change is
-// a token reporting another tick than it did before (on its first book:
-// than the market's), and it sets the market's tick; a token reporting
+// a token reporting another tick than it did before (before its first
+// book: the market's configured tick), and it sets the market's tick; a token reporting
 // what it always did changes nothing, whatever the other reports. The
 // planner replaces the orders off the new grid in this cycle's pass.
 func (l *Loop) takeTick(mr *marketRun, o strategy.Outcome, tick decimal.Decimal) {
@@ -339,9 +339,6 @@ func (l *Loop) takeTick(mr *marketRun, o strategy.Outcome, tick decimal.Decimal)
 		return
 	}
 	prev := mr.ticks[o]
-	if prev.IsZero() {
-		prev = mr.m.Tick
-	}
 	mr.ticks[o] = tick
 	if tick.Equal(prev) || tick.Equal(mr.m.Tick) {
 		return

@@ -166,3 +166,27 @@ func TestLoopTickFollowsEitherToken(t *testing.T) {
 		}
 	}
 }
+
+// The first books may already disagree (one token's change came before
+// the loop started): the token reporting a change wins, in whichever order
+// the books are read.
+func TestLoopFirstBooksDisagreeOnTick(t *testing.T) {
+	for _, changed := range []string{"yes", "no"} {
+		t.Run(changed, func(t *testing.T) {
+			v := newFakeVenue()
+			v.setBook("yes", "0.48", "0.52", lt0)
+			v.setBook("no", "0.48", "0.52", lt0)
+			v.setTick(changed, "0.001")
+			r := newRig(t, v, nil)
+			if err := r.l.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 3; i++ {
+				r.cycle(t)
+				if got := r.l.markets[0].m.Tick.String(); got != "0.001" {
+					t.Fatalf("cycle %d: market tick %s, want 0.001 (from %s's book)", i, got, changed)
+				}
+			}
+		})
+	}
+}
