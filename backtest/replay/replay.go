@@ -180,7 +180,8 @@ type replayToken struct {
 	m       *fillmodel.Matcher
 	acc     *accounting.TokenAcc
 
-	tick     exchange.Fixed // the exchange's tick (0: unknown)
+	tick     exchange.Fixed // the exchange's tick, the market's (0: unknown)
+	said     exchange.Fixed // the tick the token's last book or meta gave (takeTick)
 	minSize  exchange.Fixed
 	resolved bool
 	tickDec  decimal.Decimal // the last book's terms, as given
@@ -266,7 +267,7 @@ func (r *Replay) addMarket(m strategy.Market) error {
 			return err
 		}
 		tok := &replayToken{id: id, mk: mk, outcome: strategy.Outcome(o), asset: fmt.Sprintf("%s:%d", m.ConditionID, o),
-			m: mt, acc: r.acc.Token(id), tick: tick, minSize: minSize}
+			m: mt, acc: r.acc.Token(id), tick: tick, said: tick, minSize: minSize}
 		mk.toks[o] = tok
 		r.tokens[id] = tok
 		r.list = append(r.list, tok)
