@@ -110,7 +110,8 @@ type importer struct {
 	st   Stats
 
 	books map[string]*liveBook
-	ticks map[string]decimal.Decimal // tick by token, from the messages
+	ticks map[string]decimal.Decimal // tick by token, from the messages (a change of one token's is its market's)
+	said  map[string]decimal.Decimal // by token, the tick its own messages last gave (ticks.go)
 	mins  map[string]decimal.Decimal // minimum size by token, from the messages
 	known knownMarkets
 	seen  map[string]*seenMarket // markets (or lone tokens) of the input, for the warnings
@@ -143,7 +144,7 @@ func newImporter(ctx context.Context, sink recording.EventSink, opts Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	im := &importer{ctx: ctx, opts: opts, books: map[string]*liveBook{}, ticks: map[string]decimal.Decimal{},
+	im := &importer{ctx: ctx, opts: opts, books: map[string]*liveBook{}, ticks: map[string]decimal.Decimal{}, said: map[string]decimal.Decimal{},
 		mins: map[string]decimal.Decimal{}, known: known, seen: map[string]*seenMarket{}, own: map[string]bool{},
 		introduced: map[string]bool{}, sink: sink, st: newStats()}
 	im.out = reorder{window: opts.Window, write: im.write, last: map[string]rankedTime{}}

@@ -67,8 +67,10 @@ func TestImportFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 11 messages; 2 skipped (best_bid_ask, the price change of a token without a book).
-			// Metas: the terms of tokens 111 and 222, a tick change, two resolutions.
-			if st.Messages != 11 || st.Books != 6 || st.Trades != 2 || st.Metas != 5 ||
+			// Metas: the terms of tokens 111 and 222, a tick change (of
+			// token 111's message, for both tokens: one tick per market), two
+			// resolutions.
+			if st.Messages != 11 || st.Books != 6 || st.Trades != 2 || st.Metas != 6 ||
 				st.Skipped["best_bid_ask: "+reasonNotUsed] != 1 || st.Skipped[reasonBeforeBook] != 1 {
 				t.Errorf("stats = %+v", st)
 			}

@@ -1,0 +1,63 @@
+package importer
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mmbot/mmbot/backtest/recording"
+)
+
+// importString imports the capture in, failing the test on an error.
+func importString(t *testing.T, in string, opts Options) (*collect, Stats) {
+	t.Helper()
+	var c collect
+	st, err := Import(context.Background(), strings.NewReader(in), &c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounted(t, st)
+	checkOrdered(t, c.evs)
+	return &c, st
+}
+
+// A capture holding the tick_size_change of one token of a market: the
+// change is the market's, so the other token gets a meta with the new tick
+// and its books carry it from then on, even a snapshot of that token that
+// still says the tick it had (a token repeating itself changes nothing).
+func TestImportOneTokenTickChangesTheMarket(t *testing.T) {
+	in := `{"event_type":"book","asset_id":"111","market":"0xm","bids":[{"price":"0.48","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366400000","tick_size":"0.01"}
+{"event_type":"book","asset_id":"222","market":"0xm","bids":[{"price":"0.48","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366400000","tick_size":"0.01"}
+{"event_type":"tick_size_change","asset_id":"111","market":"0xm","old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"1772366401000"}
+{"event_type":"price_change","market":"0xm","price_changes":[{"asset_id":"222","price":"0.485","size":"5","side":"BUY"}],"timestamp":"1772366402000"}
+{"event_type":"book","asset_id":"222","market":"0xm","bids":[{"price":"0.486","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366403000","tick_size":"0.01"}
+`
+	for _, opts := range []Options{{}, {Markets: []Market{{ConditionID: "0xm", Tokens: []string{"111", "222"}}}}} {
+		c, _ := importString(t, in, opts)
+		metas := map[string]string{}
+		var last *recording.Book
+		for _, e := range c.evs {
+			if e.Kind == recording.KindMeta && e.Meta.TickSize.IsPositive() {
+				metas[e.Meta.TokenID] = e.Meta.TickSize.String()
+			}
+			if e.Kind == recording.KindBook && e.Book.TokenID == "222" {
+				last = e.Book
+			}
+		}
+		if metas["111"] != "0.001" || metas["222"] != "0.001" {
+			t.Errorf("known markets %d: tick metas %v, want 0.001 for both tokens", len(opts.Markets), metas)
+		}
+		ticks := 0
+		for _, e := range c.evs {
+			if e.Kind == recording.KindMeta && e.Meta.TickSize.IsPositive() {
+				ticks++
+			}
+		}
+		if ticks != 2 {
+			t.Errorf("known markets %d: %d tick metas, want 2 (the change, for each token)", len(opts.Markets), ticks)
+		}
+		if last == nil || last.TickSize.String() != "0.001" {
+			t.Errorf("known markets %d: token 222's book after the change: %+v, want tick 0.001", len(opts.Markets), last)
+		}
+	}
+}
