@@ -116,7 +116,8 @@ type paperToken struct {
 	id, cond string
 	outcome  int
 	m        *fillmodel.Matcher
-	tick     exchange.Fixed
+	tick     exchange.Fixed // the market's: a change of either token's is both's (feedBook)
+	said     exchange.Fixed // the tick the token's last book gave (the configured one before)
 	minSize  exchange.Fixed
 }
 
@@ -177,7 +178,7 @@ func NewVenue(src Source, cfg Config) (*Venue, error) {
 			if err != nil {
 				return nil, fmt.Errorf("paper venue: %w", err)
 			}
-			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, tick: tick, minSize: minSize}
+			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, tick: tick, said: tick, minSize: minSize}
 		}
 	}
 	v.dedup.Start = cfg.Now().Unix()
@@ -308,8 +309,14 @@ func (v *Venue) feedTrades(trades []exchange.Trade, limit int, now time.Time) {
 
 // feedBook feeds one normalised book to its token's Matcher; v.mu is held.
 func (v *Venue) feedBook(pt *paperToken, b *exchange.OrderBook, now time.Time) {
-	if t, err := exchange.FixedFromDecimal(b.TickSize); err == nil && t > 0 {
-		pt.tick = t
+	if t, err := exchange.FixedFromDecimal(b.TickSize); err == nil && t > 0 && t != pt.said {
+		// A market has one tick and the exchange changes it per token: a
+		// token's book giving a new tick changes the market's, while the
+		// other's, still giving the old one, changes nothing.
+		pt.said = t
+		for _, tok := range v.byCond[strings.ToLower(pt.cond)] {
+			v.tokens[tok].tick = t
+		}
 	}
 	if s, err := exchange.FixedFromDecimal(b.MinOrderSize); err == nil && s > 0 {
 		pt.minSize = s
