@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -59,5 +60,35 @@ func TestImportOneTokenTickChangesTheMarket(t *testing.T) {
 		if last == nil || last.TickSize.String() != "0.001" {
 			t.Errorf("known markets %d: token 222's book after the change: %+v, want tick 0.001", len(opts.Markets), last)
 		}
+	}
+}
+
+// A capture as it comes holds text frames between the messages: keep-alive
+// PING and PONG, empty lines, other text. They are skipped and counted by
+// kind, the messages around them imported, and errors still name the
+// message and its byte offset.
+func TestImportSkipsTextFrames(t *testing.T) {
+	book := `{"event_type":"book","asset_id":"111","market":"0xm","bids":[{"price":"0.48","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366400000"}`
+	trade := `{"event_type":"last_trade_price","asset_id":"111","market":"0xm","price":"0.52","size":"1","side":"BUY","timestamp":"1772366401000"}`
+	in := "PONG\n" + book + "\nPING\r\n\n  \n[" + trade + "]\npong\n7\nconnection reset by peer\n" + `"PONG"` + "\n" + trade + "\nPONG"
+	c, st := importString(t, in, Options{})
+	if got := kinds(c.evs); got != "B111 T111 T111" {
+		t.Errorf("events %s, want B111 T111 T111", got)
+	}
+	want := map[string]int{frameKeepAlive: 4, frameEmpty: 2, frameText: 3}
+	for k, n := range want {
+		if st.Frames[k] != n {
+			t.Errorf("frames %q: %d, want %d (all: %v)", k, st.Frames[k], n, st.Frames)
+		}
+	}
+	if st.Messages != 3 {
+		t.Errorf("%d messages, want 3", st.Messages)
+	}
+	// An error after skipped frames names the message and where it starts.
+	bad := "PONG\n" + book + "\nPONG\n" + `{"event_type":"book","asset_id":"1","timestamp":"1772366400000","bids":[{"price":"x","size":"1"}]}`
+	_, err := Import(context.Background(), strings.NewReader(bad), &collect{}, Options{})
+	var ie *Error
+	if !errors.As(err, &ie) || ie.Message != 2 || ie.Offset != int64(len("PONG\n"+book+"\nPONG\n")) {
+		t.Errorf("error %v, want message 2 at byte %d", err, len("PONG\n"+book+"\nPONG\n"))
 	}
 }

@@ -115,7 +115,7 @@ func TestImportMixedArraysAndObjects(t *testing.T) {
 func splitMessages(t *testing.T, data []byte) [][]byte {
 	t.Helper()
 	var out [][]byte
-	s := newStream(bufioReader(data))
+	s := newStream(bufioReader(data), nil)
 	err := s.values(func(raw json.RawMessage, _ int64) error {
 		out = append(out, append([]byte(nil), raw...))
 		return nil

@@ -175,7 +175,7 @@ func (im *importer) read(r io.Reader, name string) error {
 		return im.wrap(err)
 	}
 	defer closeGz()
-	s := newStream(br)
+	s := newStream(br, func(kind string) { im.st.Frames[kind]++ })
 	fail := func(start int64, err error) error {
 		im.msg, im.start = im.nfile+1, start
 		return im.fail(err)

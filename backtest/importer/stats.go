@@ -13,6 +13,10 @@ type Stats struct {
 	Messages int            `json:"messages"`        // messages read
 	Imported map[string]int `json:"imported"`        // messages that became events, by event_type
 	Skipped  map[string]int `json:"skipped"`         // messages that did not, by "event_type: reason"
+	// Frames counts the lines of the input that are no message and were
+	// skipped, by kind: keep-alives (PING, PONG), empty lines, other text
+	// frames. They are not messages (not in Messages).
+	Frames map[string]int `json:"frames_skipped"`
 	// ChangesSkipped counts the price_change entries, inside messages
 	// otherwise imported, for a token that had no book yet.
 	ChangesSkipped int `json:"changes_skipped"`
@@ -39,7 +43,7 @@ type Stats struct {
 }
 
 func newStats() Stats {
-	return Stats{Imported: map[string]int{}, Skipped: map[string]int{}, Crossed: map[string]int{}}
+	return Stats{Imported: map[string]int{}, Skipped: map[string]int{}, Frames: map[string]int{}, Crossed: map[string]int{}}
 }
 
 // stats returns a copy of the counts that the importer will not change.
@@ -48,6 +52,7 @@ func (im *importer) stats() Stats {
 	s.Files = append([]string(nil), s.Files...)
 	s.Imported = maps.Clone(s.Imported)
 	s.Skipped = maps.Clone(s.Skipped)
+	s.Frames = maps.Clone(s.Frames)
 	s.Crossed = maps.Clone(s.Crossed)
 	s.Warnings = append([]string(nil), s.Warnings...)
 	return s
