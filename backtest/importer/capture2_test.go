@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mmbot/mmbot/backtest/recording"
 )
@@ -90,5 +91,40 @@ func TestImportSkipsTextFrames(t *testing.T) {
 	var ie *Error
 	if !errors.As(err, &ie) || ie.Message != 2 || ie.Offset != int64(len("PONG\n"+book+"\nPONG\n")) {
 		t.Errorf("error %v, want message 2 at byte %d", err, len("PONG\n"+book+"\nPONG\n"))
+	}
+}
+
+// A price_change dated before the book it follows (it came after it) is
+// applied in the order it came: its book is written at the time of the
+// book it follows, not sorted before it (which undid it), and it is
+// counted and warned about with the market and the size of the inversion.
+func TestImportChangeDatedBeforeItsBook(t *testing.T) {
+	in := `{"event_type":"book","asset_id":"111","market":"0xm","bids":[{"price":"0.48","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366401000"}
+{"event_type":"price_change","market":"0xm","price_changes":[{"asset_id":"111","price":"0.49","size":"7","side":"BUY"}],"timestamp":"1772366400750"}
+{"event_type":"price_change","market":"0xm","price_changes":[{"asset_id":"111","price":"0.5","size":"3","side":"BUY"}],"timestamp":"1772366400900"}
+{"event_type":"last_trade_price","asset_id":"111","market":"0xm","price":"0.52","size":"1","side":"BUY","timestamp":"1772366402000"}
+`
+	c, st := importString(t, in, Options{})
+	var last *recording.Book
+	for _, e := range c.evs {
+		if e.Kind == recording.KindBook {
+			last = e.Book
+		}
+	}
+	if last == nil || len(last.Bids) != 3 || last.Bids[0].Price.String() != "0.5" {
+		t.Fatalf("the last book written: %+v, want the snapshot with both changes applied", last)
+	}
+	if !last.Exchange.Equal(time.UnixMilli(1772366401000)) {
+		t.Errorf("the late changes' book is at %s, want the time of the book they follow", last.Exchange)
+	}
+	if st.OutOfOrder != 2 {
+		t.Errorf("%d out-of-order updates counted, want 2", st.OutOfOrder)
+	}
+	found := false
+	for _, w := range st.Warnings {
+		found = found || strings.Contains(w, "market 0xm: 2 book updates dated before") && strings.Contains(w, "250ms")
+	}
+	if !found {
+		t.Errorf("no warning naming the market and the 250ms inversion: %q", st.Warnings)
 	}
 }

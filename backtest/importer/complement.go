@@ -158,5 +158,5 @@ func (im *importer) warn() {
 			w = append(w, fmt.Sprintf("market %s: no book for token %s", sm.id, strings.Join(without, ", ")))
 		}
 	}
-	im.st.Warnings = w
+	im.st.Warnings = append(w, im.lateWarnings()...)
 }

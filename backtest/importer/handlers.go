@@ -97,6 +97,7 @@ func (im *importer) handleBook(m *wsMessage) error {
 // with Options.Complement, the derived book of its complement.
 func (im *importer) emitBook(token string, st recording.Stamp) error {
 	lb := im.books[token]
+	st = im.inOrder(token, lb.market, st)
 	t := im.terms(token, lb.market)
 	b := &recording.Book{Stamp: st, TokenID: token, Market: lb.market,
 		Bids: append([]exchange.PriceLevel{}, lb.bids...), Asks: append([]exchange.PriceLevel{}, lb.asks...),

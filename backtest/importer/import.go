@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -109,13 +110,15 @@ type importer struct {
 	sink recording.EventSink
 	st   Stats
 
-	books map[string]*liveBook
-	ticks map[string]decimal.Decimal // tick by token, from the messages (a change of one token's is its market's)
-	said  map[string]decimal.Decimal // by token, the tick its own messages last gave (ticks.go)
-	mins  map[string]decimal.Decimal // minimum size by token, from the messages
-	known knownMarkets
-	seen  map[string]*seenMarket // markets (or lone tokens) of the input, for the warnings
-	own   map[string]bool        // tokens with a book of their own in the input
+	books    map[string]*liveBook
+	ticks    map[string]decimal.Decimal // tick by token, from the messages (a change of one token's is its market's)
+	said     map[string]decimal.Decimal // by token, the tick its own messages last gave (ticks.go)
+	lastBook map[string]time.Time       // by token, the time of its last book written (late.go)
+	late     map[string]*lateUpdates    // by market (or "token:<id>"), the updates dated before the book they follow
+	mins     map[string]decimal.Decimal // minimum size by token, from the messages
+	known    knownMarkets
+	seen     map[string]*seenMarket // markets (or lone tokens) of the input, for the warnings
+	own      map[string]bool        // tokens with a book of their own in the input
 	// introduced are the tokens whose terms have been written (or that
 	// have none).
 	introduced map[string]bool
@@ -145,6 +148,7 @@ func newImporter(ctx context.Context, sink recording.EventSink, opts Options) (*
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	im := &importer{ctx: ctx, opts: opts, books: map[string]*liveBook{}, ticks: map[string]decimal.Decimal{}, said: map[string]decimal.Decimal{},
+		lastBook: map[string]time.Time{}, late: map[string]*lateUpdates{},
 		mins: map[string]decimal.Decimal{}, known: known, seen: map[string]*seenMarket{}, own: map[string]bool{},
 		introduced: map[string]bool{}, sink: sink, st: newStats()}
 	im.out = reorder{window: opts.Window, write: im.write, last: map[string]rankedTime{}}

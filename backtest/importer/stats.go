@@ -25,6 +25,10 @@ type Stats struct {
 	// removed.
 	Crossed       map[string]int `json:"crossed"`
 	LevelsDropped int            `json:"levels_dropped"`
+	// OutOfOrder counts the book updates (price_change or book messages)
+	// dated before the token's book they follow: they are written at that
+	// book's time, in the order they came (Warnings name the markets).
+	OutOfOrder int `json:"out_of_order"`
 
 	Events int `json:"events"` // events written: Books + Trades + Metas
 	Books  int `json:"books"`
