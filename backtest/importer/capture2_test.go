@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmbot/mmbot/backtest/internal/fixture"
 	"github.com/mmbot/mmbot/backtest/recording"
 )
 
@@ -126,5 +127,42 @@ func TestImportChangeDatedBeforeItsBook(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no warning naming the market and the 250ms inversion: %q", st.Warnings)
+	}
+}
+
+// The import warns about what makes a market unusable that it used to
+// pass over in silence: no tick size anywhere, and a token that its
+// catalog market does not list.
+func TestImportWarnsNoTickAndStrangerToken(t *testing.T) {
+	book := func(tok, market, tick string) string {
+		s := `{"event_type":"book","asset_id":"` + tok + `","market":"` + market + `","bids":[{"price":"0.48","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366400000"`
+		if tick != "" {
+			s += `,"tick_size":"` + tick + `"`
+		}
+		return s + "}\n"
+	}
+	in := book("1", "0xnotick", "") + book("2", "0xnotick", "") + book("3", "0xcat", "0.01") + book("4", "0xcat", "0.01") + book("5", "0xcat", "0.01")
+	_, st := importString(t, in, Options{Markets: []Market{{ConditionID: "0xcat", Tokens: []string{"3", "4"}}}})
+	want := []string{"market 0xnotick: no tick size", "market 0xcat: token 5 is not one of its tokens in the catalog (3, 4)"}
+	for _, w := range want {
+		found := false
+		for _, got := range st.Warnings {
+			found = found || strings.Contains(got, w)
+		}
+		if !found {
+			t.Errorf("no warning %q in %q", w, st.Warnings)
+		}
+	}
+	for _, got := range st.Warnings {
+		if strings.Contains(got, "0xcat: no tick") {
+			t.Errorf("a market with a tick warned: %q", got)
+		}
+	}
+	// With --tick, the market has one.
+	_, st = importString(t, in, Options{Terms: Terms{Tick: fixture.Dec("0.01")}})
+	for _, got := range st.Warnings {
+		if strings.Contains(got, "no tick") {
+			t.Errorf("with a tick from the flags: %q", got)
+		}
 	}
 }
