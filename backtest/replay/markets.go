@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -182,4 +183,41 @@ func (m *scanMarket) learnRewards(e *recording.Meta) {
 	if !r.DailyRate.IsPositive() && e.RewardDailyRate.IsPositive() {
 		r.DailyRate = e.RewardDailyRate
 	}
+}
+
+// Pick returns the markets of the scan that ids name (condition ids, any
+// case; every market the scan kept when ids is empty). When no market can
+// be replayed, or an id names a market the scan left out, the error says
+// why for every market left out (Notes), not only that none is usable.
+func (s *MarketScan) Pick(ids []string) ([]strategy.Market, error) {
+	if len(s.Markets) == 0 {
+		if len(s.Notes) == 0 {
+			return nil, errors.New("the recording holds no market (see docs/data-format.md)")
+		}
+		return nil, fmt.Errorf("the recording holds no market a backtest can use (see docs/data-format.md):\n  %s", strings.Join(s.Notes, "\n  "))
+	}
+	if len(ids) == 0 {
+		return s.Markets, nil
+	}
+	var out []strategy.Market
+	for _, want := range ids {
+		found := false
+		for _, m := range s.Markets {
+			if strings.EqualFold(m.ConditionID, want) {
+				out = append(out, m)
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		for _, n := range s.Notes {
+			if strings.Contains(strings.ToLower(n), "market "+strings.ToLower(want)+" ") || strings.Contains(strings.ToLower(n), "market "+strings.ToLower(want)+":") {
+				return nil, fmt.Errorf("markets.condition_ids: %s cannot be replayed: %s", want, n)
+			}
+		}
+		return nil, fmt.Errorf("markets.condition_ids: %s is not in the recording", want)
+	}
+	return out, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -180,12 +179,12 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if err != nil {
 		return err
 	}
-	markets, err := pickMarkets(scan, &base.cfg.Markets)
-	if err != nil {
-		return err
-	}
 	for _, n := range scan.Notes {
 		base.log.Warn().Msg(n)
+	}
+	markets, err := scan.Pick(base.cfg.Markets.ConditionIDs)
+	if err != nil {
+		return err
 	}
 	if err := checkHalfMarkets(scan, markets); err != nil {
 		return err
@@ -421,32 +420,6 @@ func scanRecording(path string, prog *btProgress) (*replay.MarketScan, error) {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	return scan, nil
-}
-
-// pickMarkets keeps the recording's markets that the configuration lists in
-// markets.condition_ids (all of them when it lists none).
-func pickMarkets(scan *replay.MarketScan, mc *configs.Markets) ([]strategy.Market, error) {
-	if len(scan.Markets) == 0 {
-		return nil, errors.New("the recording holds no binary market with a tick size (see docs/data-format.md)")
-	}
-	if len(mc.ConditionIDs) == 0 {
-		return scan.Markets, nil
-	}
-	var out []strategy.Market
-	for _, want := range mc.ConditionIDs {
-		found := false
-		for _, m := range scan.Markets {
-			if strings.EqualFold(m.ConditionID, want) {
-				out = append(out, m)
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("markets.condition_ids: %s is not in the recording", want)
-		}
-	}
-	return out, nil
 }
 
 // checkHalfMarkets refuses a backtest in which no market can be quoted
