@@ -85,6 +85,12 @@ func writeImportSummary(w io.Writer, out string, st importer.Stats) {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  imported: %s\n", countList(st.Imported, ", "))
 	fmt.Fprintf(&b, "  skipped:  %s\n", countList(st.Skipped, "; "))
+	if len(st.Frames) > 0 {
+		fmt.Fprintf(&b, "  lines that are no message, skipped: %s\n", countList(st.Frames, "; "))
+	}
+	if st.OutOfOrder > 0 {
+		fmt.Fprintf(&b, "  book updates dated before the book they follow: %d (written at that book's time; warnings below)\n", st.OutOfOrder)
+	}
 	if st.ChangesSkipped > 0 {
 		fmt.Fprintf(&b, "  price_change entries for a token with no book yet: %d (in messages otherwise imported)\n", st.ChangesSkipped)
 	}
