@@ -166,3 +166,33 @@ func TestImportWarnsNoTickAndStrangerToken(t *testing.T) {
 		}
 	}
 }
+
+// A catalog market's matching delay, neg-risk flag, question and slug go
+// into the first metas of its tokens.
+func TestImportCarriesCatalogDelayAndNames(t *testing.T) {
+	cat := `{"condition_id":"0xm","question":"Will it rain?","market_slug":"will-it-rain","minimum_tick_size":0.01,"minimum_order_size":5,
+"seconds_delay":3,"neg_risk":true,"tokens":[{"token_id":"111","outcome":"Yes"},{"token_id":"222","outcome":"No"}]}`
+	ms, err := LoadCatalog(strings.NewReader(cat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"event_type":"book","asset_id":"111","market":"0xm","bids":[{"price":"0.48","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366400000"}`
+	c, _ := importString(t, in, Options{Markets: ms})
+	n := 0
+	for _, e := range c.evs {
+		if e.Kind != recording.KindMeta {
+			continue
+		}
+		n++
+		m := e.Meta
+		if m.SecondsDelay != 3 || !m.NegRisk || m.Question != "Will it rain?" || m.Slug != "will-it-rain" {
+			t.Errorf("meta of %s: %+v", m.TokenID, m)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d metas, want one per token", n)
+	}
+	if _, err := LoadCatalog(strings.NewReader(strings.Replace(cat, `"seconds_delay":3`, `"seconds_delay":2.5`, 1))); err == nil {
+		t.Error("a delay of 2.5 s accepted")
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy"
 )
@@ -102,7 +103,7 @@ func CatalogMarket(m *exchange.Market) (Market, error) {
 	if m.ConditionID == "" {
 		return Market{}, errors.New("a market without condition_id")
 	}
-	out := Market{ConditionID: m.ConditionID}
+	out := Market{ConditionID: m.ConditionID, Question: m.Question, Slug: m.MarketSlug}
 	toks := m.Tokens
 	if len(toks) == 2 && strings.EqualFold(toks[0].Outcome, "no") && strings.EqualFold(toks[1].Outcome, "yes") {
 		toks = []exchange.MarketToken{toks[1], toks[0]}
@@ -115,7 +116,13 @@ func CatalogMarket(m *exchange.Market) (Market, error) {
 	}
 	out.Terms = Terms{Tick: m.MinimumTickSize.Decimal, MinSize: m.MinimumOrderSize.Decimal,
 		Rewards: strategy.RewardTerms{MaxSpread: m.Rewards.MaxSpread.Decimal, MinSize: m.Rewards.MinSize.Decimal,
-			DailyRate: m.Rewards.DailyRate()}}
+			DailyRate: m.Rewards.DailyRate()}, NegRisk: m.NegRisk}
+	if d := m.SecondsDelay.Decimal; !d.IsZero() {
+		if !d.IsInteger() || d.IsNegative() || d.GreaterThan(decimal.NewFromInt(recording.MaxSecondsDelay)) {
+			return Market{}, fmt.Errorf("market %s: seconds_delay %s is not a whole number of seconds in [0, %d]", m.ConditionID, d, recording.MaxSecondsDelay)
+		}
+		out.Terms.SecondsDelay = d.IntPart()
+	}
 	if m.EndDateISO != "" {
 		t, ok := exchange.ParseDate(m.EndDateISO)
 		if !ok {
