@@ -157,7 +157,7 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 // lists NO first (as the loop assumes too).
 func recordMarket(m strategy.Market) recorder.Market {
 	return recorder.Market{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, EndDate: m.EndDate,
-		Rewards: m.Rewards}
+		Rewards: m.Rewards, Delay: m.PlacementDelay, NegRisk: m.NegRisk, Question: m.Question, Slug: m.Slug}
 }
 
 // progressLine describes the recording so far; data is the size of the
