@@ -190,6 +190,9 @@ func (r *Replay) applyMeta(m *recording.Meta, t time.Time) bool {
 		if f, ok := fixedIfSet(m.MinOrderSize); ok {
 			tok.minSize = f
 		}
+		if m.SecondsDelay > 0 {
+			tok.mk.delay = time.Duration(m.SecondsDelay) * time.Second
+		}
 		if m.Resolved && !tok.resolved {
 			tok.resolved = true
 			tok.acc.OnResolve(t, m.Payout)

@@ -147,11 +147,12 @@ type finalOrder struct {
 // replayMarket is one quoted market: its terms, its two tokens and the tape
 // of recorded trades the strategy has seen.
 type replayMarket struct {
-	m    strategy.Market
-	toks [2]*replayToken
-	tape []*tapeTrade // ring
-	head int
-	n    int
+	m     strategy.Market
+	delay time.Duration // the matching delay of placements (seconds_delay); metas change it
+	toks  [2]*replayToken
+	tape  []*tapeTrade // ring
+	head  int
+	n     int
 }
 
 // tapeTrade is one recorded trade in the data API's shape.
@@ -253,7 +254,7 @@ func (r *Replay) addMarket(m strategy.Market) error {
 	if _, dup := r.byCond[m.ConditionID]; dup {
 		return fmt.Errorf("backtest: market %s listed twice", m.ConditionID)
 	}
-	mk := &replayMarket{m: m, tape: make([]*tapeTrade, r.cfg.TapeSize)}
+	mk := &replayMarket{m: m, delay: m.PlacementDelay, tape: make([]*tapeTrade, r.cfg.TapeSize)}
 	r.byCond[m.ConditionID] = mk
 	r.markets = append(r.markets, mk)
 	tick, _ := exchange.FixedFromDecimal(m.Tick)

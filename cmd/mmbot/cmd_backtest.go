@@ -460,9 +460,10 @@ type marketNames struct {
 }
 
 // reportNames names each market by its slug (or a shortened condition id),
-// each token by its market and outcome, and keeps the questions known. A
-// recording carries no question (recording.Meta has none): the markets a
-// backtest scans from one have it only when the market list said it.
+// each token by its market and outcome, and keeps the questions known
+// (the recording's metas carry them since mmbot record and mmbot import
+// write the catalog's question and slug; older recordings have none, and
+// their markets are headed by a shortened condition id).
 func reportNames(markets []strategy.Market) marketNames {
 	n := marketNames{labels: make(map[string]string, 2*len(markets)), markets: make(map[string]string, 2*len(markets)),
 		questions: map[string]string{}}
