@@ -3,8 +3,8 @@ package fillmodel
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 

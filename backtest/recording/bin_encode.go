@@ -38,7 +38,7 @@ const (
 	metaNegRisk      // no value
 	metaQuestion     // a string reference
 	metaSlug         // a string reference
-	metaAll = 1<<iota - 1
+	metaAll          = 1<<iota - 1
 )
 
 // maxScale is the largest power of ten a side's prices or sizes may be
