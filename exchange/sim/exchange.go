@@ -71,6 +71,7 @@ type Exchange struct {
 	orders  map[string]*orderRecord
 	data    *ledger
 	flow    *flow
+	delayed []delayedOrder // placements held by their market's delay, in arrival order
 
 	srvMu   sync.Mutex
 	srv     *http.Server
@@ -213,6 +214,7 @@ func (e *Exchange) Step() error { return e.Advance(e.cfg.Step) }
 // stepLocked runs one step of dt ending at e.clock().
 func (e *Exchange) stepLocked(dt time.Duration) {
 	now := e.clock()
+	e.release(now)
 	for _, o := range e.eng.Expire(now) {
 		e.touch(o.Market)
 	}

@@ -141,6 +141,13 @@ func (e *Exchange) placeOne(a *account, it *exchange.PlacementItem) exchange.Pla
 	if tif == engine.GTD {
 		req.Expires = s.m.EndDate
 	}
+	if s.delay() > 0 {
+		rec := &orderRecord{s: s, owner: a.apiKey, maker: a.wallet, orderType: it.OrderType}
+		if !isZeroBytes32(o.Builder) {
+			rec.builder = strings.ToLower(o.Builder)
+		}
+		return e.hold(req, rec, now)
+	}
 	res, err := e.eng.Place(req, now)
 	if res.Order == nil {
 		return fail(id, "%s", orderErrMsg(err))
@@ -233,6 +240,9 @@ func (e *Exchange) handleCancel(w http.ResponseWriter, r *http.Request) {
 		out.NotCanceled[req.OrderID] = msgAlreadyMatched
 	case rec.o.Status == engine.Canceled:
 		out.NotCanceled[req.OrderID] = msgAlreadyCanceled
+	case rec.held:
+		e.cancelHeld(rec, e.clock())
+		out.Canceled = append(out.Canceled, rec.o.ID)
 	default:
 		if _, err := e.eng.Cancel(rec.o.ID, a.id(), e.clock()); err != nil {
 			out.NotCanceled[req.OrderID] = err.Error()
