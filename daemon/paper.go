@@ -57,7 +57,7 @@ func (d *Daemon) venue(markets []strategy.Market) (loop.Venue, error) {
 	}
 	pms := make([]paper.Market, 0, len(markets))
 	for _, m := range markets {
-		pms = append(pms, paper.Market{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize})
+		pms = append(pms, paper.Market{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, Delay: m.PlacementDelay})
 	}
 	pv, err := paper.NewVenue(d.client, paper.Config{Markets: pms, Matcher: mc, MaxBatch: d.cfg.Exchange.MaxBatch})
 	if err != nil {

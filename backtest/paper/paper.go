@@ -33,6 +33,10 @@ type Market struct {
 	Tokens  [2]string
 	Tick    decimal.Decimal
 	MinSize decimal.Decimal
+	// Delay is the market's matching delay (the exchange's seconds_delay):
+	// a virtual order reaches the book, and can fill, that long after it
+	// is placed, and its placement answers "delayed", as on the exchange.
+	Delay time.Duration
 }
 
 // Config configures a Venue.
@@ -116,6 +120,7 @@ type paperToken struct {
 	id, cond string
 	outcome  int
 	m        *fillmodel.Matcher
+	delay    time.Duration  // the market's matching delay
 	tick     exchange.Fixed // the market's: a change of either token's is both's (feedBook)
 	said     exchange.Fixed // the tick the token's last book gave (the configured one before)
 	minSize  exchange.Fixed
@@ -168,6 +173,9 @@ func NewVenue(src Source, cfg Config) (*Venue, error) {
 		if err != nil || minSize < 0 {
 			return nil, fmt.Errorf("paper venue: market %s: minimum size %s", pm.ConditionID, pm.MinSize)
 		}
+		if pm.Delay < 0 {
+			return nil, fmt.Errorf("paper venue: market %s: delay %s", pm.ConditionID, pm.Delay)
+		}
 		v.byCond[cond] = pm.Tokens
 		v.conds = append(v.conds, pm.ConditionID)
 		for o, tok := range pm.Tokens {
@@ -178,7 +186,7 @@ func NewVenue(src Source, cfg Config) (*Venue, error) {
 			if err != nil {
 				return nil, fmt.Errorf("paper venue: %w", err)
 			}
-			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, tick: tick, said: tick, minSize: minSize}
+			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, delay: pm.Delay, tick: tick, said: tick, minSize: minSize}
 		}
 	}
 	v.dedup.Start = cfg.Now().Unix()
