@@ -331,9 +331,10 @@ const MsgTickChanged = "tick size changed: quoting on the new grid; orders off i
 // tick, and a tick_size_change comes per token: after a change of one
 // token the other's book may go on reporting the old tick. So a change is
 // a token reporting another tick than it did before (before its first
-// book: the market's configured tick), and it sets the market's tick; a token reporting
-// what it always did changes nothing, whatever the other reports. The
-// planner replaces the orders off the new grid in this cycle's pass.
+// book: the market's configured tick), and it sets the market's tick; a
+// token reporting what it always did changes nothing, whatever the other
+// reports. The planner replaces the orders off the new grid in this
+// cycle's pass.
 func (l *Loop) takeTick(mr *marketRun, o strategy.Outcome, tick decimal.Decimal) {
 	if !tick.IsPositive() {
 		return
