@@ -66,6 +66,10 @@ var metaFields = append(eventFields(),
 	nullable("reward_max_spread", priceType),
 	nullable("reward_min_size", priceType),
 	nullable("reward_daily_rate", priceType),
+	nullable("seconds_delay", arrow.PrimitiveTypes.Int64),
+	nullable("neg_risk", arrow.FixedWidthTypes.Boolean),
+	nullable("question", arrow.BinaryTypes.String),
+	nullable("slug", arrow.BinaryTypes.String),
 )
 
 // RecordingCounts says what an export of a recording wrote.
@@ -218,6 +222,18 @@ func (w *RecordingWriter) writeMeta(seq int64, m *recording.Meta) error {
 	r.optDec(m.RewardMaxSpread)
 	r.optDec(m.RewardMinSize)
 	r.optDec(m.RewardDailyRate)
+	if m.SecondsDelay != 0 {
+		r.int(m.SecondsDelay)
+	} else {
+		r.null()
+	}
+	if m.NegRisk {
+		r.bool(true)
+	} else {
+		r.null()
+	}
+	r.optStr(m.Question)
+	r.optStr(m.Slug)
 	if err := r.end(); err != nil {
 		return fmt.Errorf("event %d: %w", seq, err)
 	}

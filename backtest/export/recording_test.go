@@ -3,6 +3,7 @@ package export_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -33,7 +34,8 @@ func handEvents(t *testing.T) []recording.Event {
 	return []recording.Event{
 		recording.MetaEvent(&recording.Meta{Stamp: imp(0), Market: "0xm", EndDate: fixture.T0.Add(30 * 24 * time.Hour)}),
 		recording.MetaEvent(&recording.Meta{Stamp: imp(0), TokenID: "111", Market: "0xm", TickSize: d("0.01"), MinOrderSize: d("5"),
-			RewardMaxSpread: d("3"), RewardMinSize: d("50"), RewardDailyRate: d("123.456789")}),
+			RewardMaxSpread: d("3"), RewardMinSize: d("50"), RewardDailyRate: d("123.456789"),
+			SecondsDelay: 3, NegRisk: true, Question: "Will it rain?", Slug: "will-it-rain"}),
 		recording.BookEvent(&recording.Book{Stamp: rx(1), TokenID: "111", Market: "0xm", TickSize: d("0.01"), MinOrderSize: d("5"),
 			Bids: fixture.Lv(t, "0.5:15", "0.49:20"), Asks: fixture.Lv(t, "0.52:25")}),
 		recording.BookEvent(&recording.Book{Stamp: rx(1), TokenID: "222", Asks: fixture.Lv(t, "0.999999:9999999.999999")}),
@@ -118,8 +120,16 @@ func wantRecording(events []recording.Event) (books, trades, metas [][]string) {
 			if m.Resolved {
 				resolved, payout = "true", dec(m.Payout)
 			}
+			delay, negRisk := "null", "null"
+			if m.SecondsDelay != 0 {
+				delay = fmt.Sprint(m.SecondsDelay)
+			}
+			if m.NegRisk {
+				negRisk = "true"
+			}
 			metas = append(metas, append(head(m.Stamp), str(m.TokenID), str(m.Market), optDec(m.TickSize), optDec(m.MinOrderSize),
-				ts(m.EndDate), resolved, payout, optDec(m.RewardMaxSpread), optDec(m.RewardMinSize), optDec(m.RewardDailyRate)))
+				ts(m.EndDate), resolved, payout, optDec(m.RewardMaxSpread), optDec(m.RewardMinSize), optDec(m.RewardDailyRate),
+				delay, negRisk, str(m.Question), str(m.Slug)))
 		}
 	}
 	return books, trades, metas
