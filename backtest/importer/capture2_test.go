@@ -196,3 +196,18 @@ func TestImportCarriesCatalogDelayAndNames(t *testing.T) {
 		t.Error("a delay of 2.5 s accepted")
 	}
 }
+
+// A tick_size_change of one token that comes before the other token's
+// first book: that book, still saying the old tick, does not undo it.
+func TestImportTickChangeBeforeOtherTokensFirstBook(t *testing.T) {
+	in := `{"event_type":"book","asset_id":"111","market":"0xm","bids":[{"price":"0.48","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366400000","tick_size":"0.01"}
+{"event_type":"tick_size_change","asset_id":"111","market":"0xm","old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"1772366401000"}
+{"event_type":"book","asset_id":"222","market":"0xm","bids":[{"price":"0.48","size":"10"}],"asks":[{"price":"0.52","size":"10"}],"timestamp":"1772366402000","tick_size":"0.01"}
+`
+	c, _ := importString(t, in, Options{Markets: []Market{{ConditionID: "0xm", Tokens: []string{"111", "222"}}}})
+	for _, e := range c.evs {
+		if e.Kind == recording.KindBook && e.Book.TokenID == "222" && e.Book.TickSize.String() != "0.001" {
+			t.Errorf("token 222's first book after 111's change: tick %s, want 0.001", e.Book.TickSize)
+		}
+	}
+}

@@ -16,7 +16,8 @@ import (
 // the tick it gave before changes nothing, whatever the others gave.
 
 // bookTick takes the tick_size of a book message of token. The token's
-// first tick (or one equal to the catalog's) is only learnt; a tick other
+// first tick (or one equal to the catalog's) is only learnt, and does not
+// undo a change of its market's tick that another token gave; a tick other
 // than the one the token gave before is a change of its market's tick, as
 // a tick_size_change would be (the book carries it; the other tokens get a
 // meta).
@@ -27,7 +28,7 @@ func (im *importer) bookTick(token, market string, tick decimal.Decimal, st reco
 	}
 	im.said[token] = tick
 	if prev.IsZero() || tick.Equal(prev) {
-		if _, set := im.ticks[token]; !set || prev.IsZero() {
+		if _, set := im.ticks[token]; !set {
 			im.ticks[token] = tick
 		}
 		return nil
