@@ -60,6 +60,7 @@ func writerOptions(meta [][2]string) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.DefaultLevel}),
 		&parquet.WriterConfig{CreatedBy: "mmbot export"},
+		parquet.DataPageVersion(1),
 	}
 	for _, kv := range meta {
 		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
