@@ -43,7 +43,7 @@ type table struct {
 	path   string
 	fields []field
 	af     *atomicfile.File
-	w      *parquet.Writer
+	w      *parquet.GenericWriter[any]
 	batch  []parquet.Row // rows not yet handed to w: batch[:n]
 	n      int
 	group  int   // rows per row group
@@ -76,7 +76,7 @@ func newTable(path string, fields []field, meta [][2]string, opt Options) (*tabl
 		return nil, err
 	}
 	t := &table{path: path, fields: fields, af: af, group: opt.rowGroupRows(), batch: make([]parquet.Row, batchRows)}
-	t.w = parquet.NewWriter(af, append(writerOptions(meta), newSchema(fields))...)
+	t.w = parquet.NewGenericWriter[any](af, append(writerOptions(meta), newSchema(fields))...)
 	return t, nil
 }
 
