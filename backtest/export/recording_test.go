@@ -144,7 +144,7 @@ func compareRows(t *testing.T, name string, got pqFile, want [][]string) {
 }
 
 // TestRecordingRoundTrip exports a recording and reads the three files
-// back with arrow-go's Parquet reader: every value of every event is
+// back with parquet-go's Parquet reader: every value of every event is
 // there, exactly, in recording order, and row groups are cut as asked.
 func TestRecordingRoundTrip(t *testing.T) {
 	events := handEvents(t)
