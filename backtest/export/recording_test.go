@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -152,7 +153,7 @@ func compareRows(t *testing.T, name string, got pqFile, want [][]string) {
 }
 
 // TestRecordingRoundTrip exports a recording and reads the three files
-// back with arrow-go's Parquet reader: every value of every event is
+// back with parquet-go's Parquet reader: every value of every event is
 // there, exactly, in recording order, and row groups are cut as asked.
 func TestRecordingRoundTrip(t *testing.T) {
 	events := handEvents(t)
@@ -325,5 +326,38 @@ func TestRecordingMemoryFlat(t *testing.T) {
 	// half again plus 1 MiB for the footer and the collector's timing.
 	if large > small+small/2+1<<20 {
 		t.Errorf("live heap grew from %d KiB to %d KiB", small>>10, large>>10)
+	}
+}
+
+// TestRecordingRoundTripBatches: rows reach the Parquet writer in batches
+// of a few hundred, and a row group can end inside a batch or span many:
+// whatever the row group size, every row is there, once, in order.
+func TestRecordingRoundTripBatches(t *testing.T) {
+	var events []recording.Event
+	synthetic.Emit(t, synthetic.Config{Seed: 5, Duration: 20 * time.Second, Books: 10, Levels: 5, Trades: 2, Vol: 0.5},
+		func(e recording.Event) { events = append(events, e) })
+	dir := t.TempDir()
+	in := filepath.Join(dir, "rec.jsonl.gz")
+	writeRecording(t, in, events)
+	_, read, err := recording.ReadAll(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBooks, wantTrades, _ := wantRecording(read)
+	if len(wantBooks) < 2_000 {
+		t.Fatalf("the synthetic recording is too small: %d book rows", len(wantBooks))
+	}
+	for _, group := range []int{0, 7, 256, 300} {
+		out := filepath.Join(dir, strconv.Itoa(group))
+		if _, err := export.Recording(context.Background(), in, out, export.Options{RowGroupRows: group}); err != nil {
+			t.Fatal(err)
+		}
+		books := readParquet(t, filepath.Join(out, export.BooksFile))
+		compareRows(t, fmt.Sprintf("books (row groups of %d)", group), books, wantBooks)
+		compareRows(t, fmt.Sprintf("trades (row groups of %d)", group), readParquet(t, filepath.Join(out, export.TradesFile)), wantTrades)
+		size := cmp.Or(group, export.DefaultRowGroupRows)
+		if want := (len(wantBooks) + size - 1) / size; books.groups != want {
+			t.Errorf("row groups of %d: books.parquet has %d row groups, want %d", group, books.groups, want)
+		}
 	}
 }
