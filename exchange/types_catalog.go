@@ -14,8 +14,9 @@ import (
 //
 // Outcomes and ClobTokenIDs are strings whose content is a JSON-encoded array
 // of strings, e.g. "[\"Yes\",\"No\"]" (the project's choice where the spec
-// does not show the format); use the Outcomes and TokenIDs methods to read
-// them.
+// does not show the format); the decoder also takes a plain JSON array, as
+// the live catalog sends it (catalog_decode.go). Use the Outcomes and
+// TokenIDs methods to read them.
 type CatalogMarket struct {
 	ID               string         `json:"id"`
 	Question         string         `json:"question"`

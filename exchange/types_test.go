@@ -39,10 +39,13 @@ var typeCases = []struct {
 	{"spreads", func() any { return new(map[string]decimal.Decimal) }},
 	{"order", func() any { return new(OrderEnvelope) }},
 	{"order_nulls", func() any { return new(OrderEnvelope) }},
+	{"order_live", func() any { return new(OrderEnvelope) }},
 	{"placement_items", func() any { return new([]PlacementItem) }},
 	{"placement_results", func() any { return new([]PlacementResult) }},
 	{"cancel_result", func() any { return new(CancelResult) }},
 	{"builder_trades", func() any { return new([]BuilderTrade) }},
+	{"builder_trades_live", func() any { return new([]BuilderTrade) }},
+	{"catalog_market_live", func() any { return new(CatalogMarket) }},
 	{"error_bodies", func() any { return new([]ErrorBody) }},
 }
 
