@@ -35,6 +35,10 @@ type Options struct {
 	// tick_size or min_order_size, and a tick_size_change message, win
 	// from their time on.
 	Markets []Market
+	// CatalogSkipped are the markets of the catalog snapshot that Markets
+	// came from which it skipped (Catalog.Skipped); they are reported in
+	// Stats.CatalogSkipped.
+	CatalogSkipped []SkippedMarket
 	// Complement derives, for a binary market of Markets, the book of an
 	// outcome that has no book of its own in the input (yet) from the
 	// other outcome's, mirrored at 1 − p: the NO book's bids are the YES
@@ -152,6 +156,7 @@ func newImporter(ctx context.Context, sink recording.EventSink, opts Options) (*
 		mins: map[string]decimal.Decimal{}, known: known, seen: map[string]*seenMarket{}, own: map[string]bool{},
 		introduced: map[string]bool{}, sink: sink, st: newStats()}
 	im.out = reorder{window: opts.Window, write: im.write, last: map[string]rankedTime{}}
+	im.st.CatalogSkipped = append([]SkippedMarket(nil), opts.CatalogSkipped...)
 	return im, nil
 }
 

@@ -41,6 +41,10 @@ type Stats struct {
 
 	First time.Time `json:"first,omitzero"` // time of the first event written
 	Last  time.Time `json:"last,omitzero"`  // time of the last event written
+	// CatalogSkipped are the catalog snapshot's markets that were not used
+	// (Options.CatalogSkipped, from ReadCatalog): placeholders without
+	// token ids.
+	CatalogSkipped []SkippedMarket `json:"catalog_skipped,omitempty"`
 	// Warnings are what a backtest of the output should know: outcomes
 	// without books, derived books, tokens no message places in a market.
 	Warnings []string `json:"warnings,omitempty"`
@@ -59,6 +63,7 @@ func (im *importer) stats() Stats {
 	s.Frames = maps.Clone(s.Frames)
 	s.Crossed = maps.Clone(s.Crossed)
 	s.Warnings = append([]string(nil), s.Warnings...)
+	s.CatalogSkipped = append([]SkippedMarket(nil), s.CatalogSkipped...)
 	return s
 }
 

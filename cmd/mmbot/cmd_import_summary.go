@@ -106,6 +106,9 @@ func writeImportSummary(w io.Writer, out string, st importer.Stats) {
 	if st.DerivedBooks > 0 || st.DerivedTrades > 0 {
 		fmt.Fprintf(&b, "  derived (--complement): %s, %s\n", plural(st.DerivedBooks, "book"), plural(st.DerivedTrades, "trade"))
 	}
+	if line := importer.SkippedSummary(st.CatalogSkipped); line != "" {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
 	for _, wn := range st.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
