@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -58,8 +57,8 @@ func (e *Exchange) handlePlaceOrders(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var items []exchange.PlacementItem
-	if err := decodeStrict(body, &items, placementLenient...); err != nil {
+	items, err := decodePlacements(body)
+	if err != nil {
 		clobError(w, http.StatusBadRequest, "invalid body: want a JSON array of order placement items: "+err.Error())
 		return
 	}
@@ -80,11 +79,6 @@ func (e *Exchange) handlePlaceOrders(w http.ResponseWriter, r *http.Request) {
 	e.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }
-
-// placementLenient are the types of a POST /orders body whose unknown
-// fields are ignored, as the live service ignores them: the official client
-// sends deferExec and postOnly in each item and expiration in its order.
-var placementLenient = []reflect.Type{reflect.TypeFor[exchange.PlacementItem](), reflect.TypeFor[exchange.SignedOrder]()}
 
 func fail(id, format string, args ...any) exchange.PlacementResult {
 	return exchange.PlacementResult{Success: false, ErrorMsg: fmt.Sprintf(format, args...), OrderID: id}
