@@ -338,3 +338,46 @@ func TestBookWithoutTerms(t *testing.T) {
 		t.Errorf("ValidateMarket: %v", err)
 	}
 }
+
+// Where the spec leaves the format open: a book's terms and last trade
+// price as "" (no value), its timestamp in any time form, a placement
+// status in any case.
+func TestBookAndPlacementForms(t *testing.T) {
+	var books []OrderBook
+	body := `[{"market":"0xm","asset_id":"7111","timestamp":"1726043102123","hash":"h","tick_size":"","min_order_size":"","last_trade_price":"","bids":[{"price":"0.4","size":"5"}],"asks":[]},` +
+		`{"market":"0xm","asset_id":"7112","timestamp":"2024-09-11T08:25:02Z","tick_size":0.01,"min_order_size":5,"last_trade_price":null,"bids":[],"asks":[]}]`
+	if err := json.Unmarshal([]byte(body), &books); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if !books[0].LastTradePrice.IsZero() || !books[0].TickSize.IsZero() || len(books[0].Bids) != 1 || books[0].Hash != "h" {
+		t.Errorf("book with empty strings: %+v", books[0])
+	}
+	if err := ValidateBook(&books[0]); err == nil || !strings.Contains(err.Error(), "tick_size is absent") {
+		t.Errorf("ValidateBook: %v", err)
+	}
+	if err := ValidateBook(&books[1]); err != nil {
+		t.Errorf("terms as JSON numbers: %v", err)
+	}
+	if at, ok := books[0].Time(); !ok || !at.Equal(time.UnixMilli(1726043102123)) {
+		t.Errorf("book time %v %v", at, ok)
+	}
+	if at, ok := books[1].Time(); !ok || !at.Equal(time.Unix(1726043102, 0)) {
+		t.Errorf("book time %v %v", at, ok)
+	}
+	if _, ok := (&OrderBook{Timestamp: "later"}).Time(); ok {
+		t.Error("an unreadable book time read")
+	}
+	for _, bad := range []string{`[{"tick_size":"x"}]`, `[{"last_trade_price":"0.5.5"}]`, `[{"bids":[{"price":""}]}]`} {
+		if err := json.Unmarshal([]byte(bad), &books); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+
+	var res []PlacementResult
+	if err := json.Unmarshal([]byte(`[{"success":true,"status":"LIVE","orderID":"0x1"},{"success":true,"status":"Delayed"},{"success":true,"status":"matched"},{"success":false,"errorMsg":"x","status":""},{"success":true,"status":"PARKED"}]`), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Status != PlaceLive || res[0].OrderID != "0x1" || res[1].Status != PlaceDelayed || res[2].Status != PlaceMatched || res[3].Status != "" || res[4].Status != "parked" {
+		t.Errorf("placement statuses %+v", res)
+	}
+}

@@ -131,13 +131,16 @@ type Tag struct {
 }
 
 // ParseDate parses a catalog or order-book date-time string. It accepts RFC
-// 3339 with or without fractional seconds, and a bare date (YYYY-MM-DD). An
-// empty string gives the zero time and ok == false.
+// 3339 with or without fractional seconds, with a space for the T, an
+// offset of hours only ("+00", as the live catalog writes some times), and
+// a bare date (YYYY-MM-DD). An empty string gives the zero time and ok ==
+// false.
 func ParseDate(s string) (t time.Time, ok bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05Z07:00", "2006-01-02"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05.999999999Z07:00",
+		"2006-01-02 15:04:05.999999999Z07", "2006-01-02T15:04:05.999999999Z07", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.UTC(), true
 		}

@@ -36,6 +36,7 @@ var typeCases = []struct {
 	{"market_detail_summary", func() any { return new(MarketDetail) }},
 	{"market_detail_merged", func() any { return new(MarketDetail) }},
 	{"books", func() any { return new([]OrderBook) }},
+	{"books_live", func() any { return new([]OrderBook) }},
 	{"spreads", func() any { return new(map[string]decimal.Decimal) }},
 	{"order", func() any { return new(OrderEnvelope) }},
 	{"order_nulls", func() any { return new(OrderEnvelope) }},
@@ -228,6 +229,10 @@ func TestParseDate(t *testing.T) {
 		{"2024-05-30T12:00:00.123Z", true, "2024-05-30T12:00:00.123Z"},
 		{"2024-06-30T02:00:00+02:00", true, "2024-06-30T00:00:00Z"},
 		{"2024-06-30", true, "2024-06-30T00:00:00Z"},
+		{"2024-06-30 02:00:00+02", true, "2024-06-30T00:00:00Z"},
+		{"2024-06-30 00:00:00.5+00", true, "2024-06-30T00:00:00.5Z"},
+		{"2024-06-30T00:00:00+00", true, "2024-06-30T00:00:00Z"},
+		{"2024-06-30 00:00:00.123Z", true, "2024-06-30T00:00:00.123Z"},
 		{"yesterday", false, ""},
 	}
 	for _, tt := range tests {

@@ -392,17 +392,13 @@ func (l *Loop) acceptBook(mr *marketRun, o strategy.Outcome) {
 	ev.Str("market", mr.m.ConditionID).Msg("the market's books are valid again: quoting resumes")
 }
 
-// parseBookTime reads a book's timestamp (Unix milliseconds, or seconds);
-// an unreadable one counts as now.
+// parseBookTime reads a book's timestamp (Unix milliseconds or seconds, or
+// ISO 8601: exchange.ParseWireTime); an unreadable one counts as now.
 func parseBookTime(s string, now time.Time) time.Time {
-	var n int64
-	if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 {
-		return now
+	if t, ok := exchange.ParseWireTime(s); ok && t.Unix() > 0 {
+		return t
 	}
-	if n > 1e12 {
-		return time.UnixMilli(n)
-	}
-	return time.Unix(n, 0)
+	return now
 }
 
 // feedKill gives the kill switch this cycle's PnL and the freshest book age
