@@ -16,6 +16,8 @@ import (
 // resting orders among a trade's maker orders (with their matched amount),
 // our taking order of a TAKER trade (with the trade's size); other
 // accounts' orders are left out; `after` is the cursor's second less one.
+// t1 comes in the live exchange's shape (trader_side, match_time in Unix
+// seconds).
 func TestBuilderHistoryOwnTrades(t *testing.T) {
 	const me = "0xMe00000000000000000000000000000000000001"
 	var after string
@@ -31,9 +33,9 @@ func TestBuilderHistoryOwnTrades(t *testing.T) {
 			return
 		}
 		_, _ = w.Write([]byte(`[
- {"id":"t2","type":"TAKER","taker_order_id":"0xours2","maker_address":"` + me + `","size":"7","match_time":"2026-11-25T00:00:02.000Z",
+ {"id":"t2","type":"TAKER","status":"MATCHED","taker_order_id":"0xours2","maker_address":"` + me + `","size":"7","match_time":"2026-11-25T00:00:02.000Z",
   "maker_orders":[{"order_id":"0xtheirs","maker_address":"0xother","matched_amount":"7"}]},
- {"id":"t1","type":"MAKER","taker_order_id":"0xtaker","maker_address":"` + me + `","size":"3","match_time":"2026-11-25T00:00:01.000Z",
+ {"id":"t1","trader_side":"MAKER","status":"CONFIRMED","taker_order_id":"0xtaker","maker_address":"` + me + `","size":"3","match_time":"1795564801",
   "maker_orders":[{"order_id":"0xours1","maker_address":"` + me + `","matched_amount":"3"}]}
 ]`))
 	}))
