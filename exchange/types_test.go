@@ -36,7 +36,6 @@ var typeCases = []struct {
 	{"market_detail_summary", func() any { return new(MarketDetail) }},
 	{"market_detail_merged", func() any { return new(MarketDetail) }},
 	{"books", func() any { return new([]OrderBook) }},
-	{"books_live", func() any { return new([]OrderBook) }},
 	{"spreads", func() any { return new(map[string]decimal.Decimal) }},
 	{"order", func() any { return new(OrderEnvelope) }},
 	{"order_nulls", func() any { return new(OrderEnvelope) }},
