@@ -25,7 +25,7 @@ func TestVerifyL2SignatureForms(t *testing.T) {
 	}
 	body := []byte(`[{"deferExec":false,"order":{"salt":1}}]`)
 	good, _ := l.AuthHeaders("POST", "/orders", body)
-	mac, err := hex.DecodeString(good[exchange.HeaderSignature][0])
+	mac, err := hex.DecodeString(header(good, exchange.HeaderSignature))
 	if err != nil || len(mac) != 32 {
 		t.Fatalf("our signature is not 32 bytes of hex: %v", err)
 	}
