@@ -48,7 +48,7 @@ const (
 )
 
 // scoreboardModels are the models the scoreboard compares, in table order.
-var scoreboardModels = []string{"bands", "avellaneda", "glft"}
+var scoreboardModels = []string{"bands", "avellaneda", "glft", "naive"}
 
 type scoreboardFlags struct {
 	short     bool
@@ -207,6 +207,9 @@ func scoreboardConfig(model string) (*configs.Config, error) {
 	args := []string{"--" + configs.FlagSet, "exchange.embedded_sim=true"}
 	if model != "" {
 		args = append(args, "--"+configs.FlagSet, "strategy.model="+model)
+	}
+	if model == "naive" { // the benchmark: no rule of the daemon's on top
+		args = append(args, "--"+configs.FlagSet, "strategy.adverse.enabled=false", "--"+configs.FlagSet, "strategy.rewards.enabled=false")
 	}
 	if err := fset.Parse(args); err != nil {
 		return nil, err
