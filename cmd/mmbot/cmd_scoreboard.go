@@ -56,6 +56,7 @@ type scoreboardFlags struct {
 	duration  time.Duration
 	markets   int
 	seed      uint64
+	seeds     int
 	scenarios []string
 	workers   int
 }
@@ -75,6 +76,7 @@ func newScoreboardCmd(e *env) *cobra.Command {
 	fs.DurationVar(&f.duration, "duration", 0, "simulated time of each scenario (default "+scoreboard.DefaultOptions.Duration.String()+")")
 	fs.IntVar(&f.markets, "markets", 0, fmt.Sprintf("generated markets per scenario (default %d)", scoreboard.DefaultOptions.Markets))
 	fs.Uint64Var(&f.seed, "seed", 1, "base seed of the scenarios and the fill model")
+	fs.IntVar(&f.seeds, "seeds", 0, fmt.Sprintf("seeds per scenario: every figure is a mean with its 95%% interval over them (default %d)", scoreboard.DefaultOptions.Seeds))
 	fs.StringSliceVar(&f.scenarios, "scenario", nil, "run only these `names` (repeatable): "+
 		strings.Join(scoreboard.Names(scoreboard.Scenarios(scoreboard.DefaultOptions)), ", "))
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "parallel scenarios and replays (the table does not depend on it)")
@@ -98,6 +100,9 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 	if f.markets != 0 {
 		opts.Markets = f.markets
 	}
+	if f.seeds != 0 {
+		opts.Seeds = f.seeds
+	}
 	opts.Seed = f.seed
 	switch {
 	case f.workers < 1:
@@ -106,6 +111,8 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 		return usagef("--duration %s: want at least 1m", opts.Duration)
 	case opts.Markets < 1:
 		return usagef("--markets %d: want at least 1", opts.Markets)
+	case opts.Seeds < 1 || opts.Seeds > 1000:
+		return usagef("--seeds %d: want 1 to 1000", opts.Seeds)
 	}
 	scen, err := scoreboard.Pick(scoreboard.Scenarios(opts), f.scenarios)
 	if err != nil {
@@ -116,22 +123,23 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 		return err
 	}
 	for _, m := range scoreboardModels { // every model's configuration, checked before anything runs
-		if _, err := scoreboardSetup(m); err != nil {
-			return err
+		for _, s := range scen {
+			if _, err := scoreboardSetup(m, s.Settings); err != nil {
+				return fmt.Errorf("scenario %s: %w", s.Name, err)
+			}
 		}
 	}
 	ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	rows, err := scoreboard.Run(ctx, scoreboard.Config{
 		Scenarios: scen, Models: scoreboardModels, Modes: []fillmodel.Mode{fillmodel.ModeConservative, fillmodel.ModeQueue},
-		Build: func(model string) (*scoreboard.Setup, error) { return scoreboardSetup(model) },
-		Seed:  f.seed, Workers: f.workers, Progress: e.stderr,
+		Build: scoreboardSetup, Seed: f.seed, Seeds: opts.Seeds, Workers: f.workers, Progress: e.stderr,
 	})
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
-	doc := &scoreboard.Doc{Command: scoreboardCommand(fs, f), Default: def.Strategy.Model, Seed: f.seed, Scenarios: scen, Rows: rows}
+	doc := &scoreboard.Doc{Command: scoreboardCommand(fs, f), Default: def.Strategy.Model, Seed: f.seed, Seeds: opts.Seeds, Scenarios: scen, Rows: rows}
 	if err := scoreboard.Write(&b, doc); err != nil {
 		return err
 	}
@@ -150,7 +158,7 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 // flags given, in a fixed order, without --workers (it changes nothing).
 func scoreboardCommand(fs *pflag.FlagSet, f scoreboardFlags) string {
 	args := []string{"mmbot scoreboard"}
-	for _, name := range []string{"short", "duration", "markets", "seed", "scenario", "out"} {
+	for _, name := range []string{"short", "duration", "markets", "seed", "seeds", "scenario", "out"} {
 		fl := fs.Lookup(name)
 		if fl == nil || !fl.Changed {
 			continue
@@ -201,7 +209,7 @@ func spliceScoreboard(doc, table string) (string, error) {
 
 // scoreboardConfig is the default configuration, with the model when one
 // is named. No file and no environment: the scoreboard scores defaults.
-func scoreboardConfig(model string) (*configs.Config, error) {
+func scoreboardConfig(model string, settings ...string) (*configs.Config, error) {
 	fset := pflag.NewFlagSet("scoreboard config", pflag.ContinueOnError)
 	configs.RegisterFlags(fset)
 	args := []string{"--" + configs.FlagSet, "exchange.embedded_sim=true"}
@@ -210,6 +218,9 @@ func scoreboardConfig(model string) (*configs.Config, error) {
 	}
 	if model == "naive" { // the benchmark: no rule of the daemon's on top
 		args = append(args, "--"+configs.FlagSet, "strategy.adverse.enabled=false", "--"+configs.FlagSet, "strategy.rewards.enabled=false")
+	}
+	for _, s := range settings {
+		args = append(args, "--"+configs.FlagSet, s)
 	}
 	if err := fset.Parse(args); err != nil {
 		return nil, err
@@ -223,8 +234,8 @@ func scoreboardConfig(model string) (*configs.Config, error) {
 
 // scoreboardSetup builds one run of a model from the default
 // configuration, as mmbot backtest would.
-func scoreboardSetup(model string) (*scoreboard.Setup, error) {
-	cfg, err := scoreboardConfig(model)
+func scoreboardSetup(model string, settings []string) (*scoreboard.Setup, error) {
+	cfg, err := scoreboardConfig(model, settings...)
 	if err != nil {
 		return nil, err
 	}
