@@ -21,8 +21,9 @@ type Scenario struct {
 	About string // one line for people
 	// Seed makes the catalog and the flow reproducible.
 	Seed uint64
-	// Markets is the number of generated markets (some of the generated
-	// catalog's markets are already closed and are not recorded).
+	// Markets is the number of open markets: the catalog is generated
+	// with as many more as it takes (a generated catalog closes about one
+	// event in ten).
 	Markets int
 	// Duration is the simulated time the recording covers.
 	Duration time.Duration
