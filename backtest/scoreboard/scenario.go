@@ -59,15 +59,16 @@ type Options struct {
 // DefaultOptions are the full scoreboard's; ShortOptions the short
 // version's that the tests regenerate.
 var (
-	DefaultOptions = Options{Seed: 1, Markets: 6, Duration: time.Hour, Seeds: 5}
+	DefaultOptions = Options{Seed: 1, Markets: 3, Duration: 20 * time.Minute, Seeds: 5}
 	ShortOptions   = Options{Seed: 1, Markets: 3, Duration: 10 * time.Minute, Seeds: 2}
 )
 
 // Scenarios returns the named scenarios in their table order. Every field
-// that is not set takes the simulator's default flow: volatility 0.3 logit
-// per sqrt(hour), 0.5 jumps an hour, 0.2 takers a second per market of
-// which 30% are informed, a five-level background maker 2 cents either side
-// of the fair value.
+// that is not set takes the simulator's default flow (sim.FlowConfig): a
+// true value moving 0.3 logit per sqrt(hour) with 0.5 news jumps an hour, a
+// public value that follows it with a 5 minute time constant, 0.2 takers a
+// second per market of which 30% are informed, a five-level background
+// maker 1 cent either side of the public value.
 func Scenarios(o Options) []Scenario {
 	none := -1.0 // "none" for the simulator's rates whose zero means the default
 	base := func(name, about string, k uint64) Scenario {
