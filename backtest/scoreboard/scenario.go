@@ -60,7 +60,7 @@ type Options struct {
 // version's that the tests regenerate.
 var (
 	DefaultOptions = Options{Seed: 1, Markets: 3, Duration: 20 * time.Minute, Seeds: 5}
-	ShortOptions   = Options{Seed: 1, Markets: 3, Duration: 10 * time.Minute, Seeds: 2}
+	ShortOptions   = Options{Seed: 1, Markets: 2, Duration: 10 * time.Minute, Seeds: 2}
 )
 
 // Scenarios returns the named scenarios in their table order. Every field

@@ -37,20 +37,14 @@ type flow struct {
 // drift), jump the sum of news jumps. The public value's logit is pdiff +
 // pjump: pdiff follows diff with the time constant Lead and moves toward
 // it by InformedImpact of the gap after each informed trade (the makers
-// learn from the order flow); pjump takes each jump NewsLag after it.
+// learn from the order flow); pjump follows jump the same way with the
+// time constant NewsLag.
 type flowMarket struct {
 	diff, jump   float64
 	pdiff, pjump float64
 	pub          float64  // the public value's logit: pdiff + pjump
-	reveals      []reveal // jumps the public value has not taken in yet
 	sweeps       []sweep  // informed orders of a news burst still to send
 	waiting      []waiter // informed takers waiting for the book to cross the true value
-}
-
-// reveal is a jump that reaches the public value at its time.
-type reveal struct {
-	at   time.Time
-	size float64
 }
 
 // waiter is an informed taker that arrived when the book held no edge: it
@@ -125,12 +119,11 @@ func (f *flow) step(dt time.Duration, now time.Time) {
 		if f.r.Float64() < max(0, f.cfg.JumpRate)*hours {
 			j := f.cfg.JumpSize * f.r.NormFloat64()
 			m.jump += j
-			m.reveals = append(m.reveals, reveal{at: now.Add(f.cfg.NewsLag), size: j})
 			f.news(m, now)
 		}
 		m.diff = max(-logitCap-m.jump, min(logitCap-m.jump, m.diff))
 		s.logit = m.diff + m.jump
-		m.catchUp(dt, now, f.cfg.Lead)
+		m.catchUp(dt, f.cfg.Lead, f.cfg.NewsLag)
 		for len(m.sweeps) > 0 && !m.sweeps[0].at.After(now) {
 			m.sweeps = m.sweeps[1:]
 			f.sweep(s, m, now)
@@ -155,28 +148,29 @@ func (f *flow) news(m *flowMarket, now time.Time) {
 }
 
 // catchUp moves the public value toward the true value over dt: the
-// diffusion part by the fraction 1 − exp(−dt/Lead) of the gap, the jumps
-// as they come due.
-func (m *flowMarket) catchUp(dt time.Duration, now time.Time, lead time.Duration) {
-	if lead <= 0 {
-		m.pdiff = m.diff
-	} else {
-		m.pdiff += (m.diff - m.pdiff) * (1 - math.Exp(-float64(dt)/float64(lead)))
-	}
-	k := 0
-	for k < len(m.reveals) && !m.reveals[k].at.After(now) {
-		m.pjump += m.reveals[k].size
-		k++
-	}
-	m.reveals = m.reveals[k:]
+// diffusion part by the fraction 1 − exp(−dt/lead) of its gap, the jump
+// part by 1 − exp(−dt/newsLag) of its gap (at once for a zero time
+// constant).
+func (m *flowMarket) catchUp(dt, lead, newsLag time.Duration) {
+	m.pdiff += (m.diff - m.pdiff) * closes(dt, lead)
+	m.pjump += (m.jump - m.pjump) * closes(dt, newsLag)
 	m.pub = m.pdiff + m.pjump
 }
 
-// learn moves the public value's diffusion part toward the true value by
-// the fraction impact of the gap: the makers' update after an informed
-// trade.
+// closes is the fraction of a gap a partial adjustment with time constant
+// tau closes in dt.
+func closes(dt, tau time.Duration) float64 {
+	if tau <= 0 {
+		return 1
+	}
+	return 1 - math.Exp(-float64(dt)/float64(tau))
+}
+
+// learn moves the public value toward the true value by the fraction
+// impact of each part's gap: the makers' update after an informed trade.
 func (m *flowMarket) learn(impact float64) {
 	m.pdiff += impact * (m.diff - m.pdiff)
+	m.pjump += impact * (m.jump - m.pjump)
 	m.pub = m.pdiff + m.pjump
 }
 

@@ -37,8 +37,10 @@ type FlowConfig struct {
 	// (default 0.1; negative: none): the makers learn from the order flow,
 	// so the price follows through after an informed trade.
 	InformedImpact float64
-	// NewsLag is how long after a jump the public value takes it in and
-	// the background makers re-centre (default 30s; negative: at once).
+	// NewsLag is the time constant with which the public value takes in a
+	// jump (it also learns from the informed trades, InformedImpact), so
+	// the background makers re-centre gradually after the informed sweep
+	// (default 30s; negative: at once).
 	NewsLag time.Duration
 	// NewsSweeps is the number of informed orders sent on each jump before
 	// the makers re-centre (default 3; negative: none), spread evenly over

@@ -57,7 +57,8 @@ func TestFlowPublicLagsTrueValue(t *testing.T) {
 }
 
 // A news jump is swept by informed takers before the background makers
-// re-centre, and they re-centre NewsLag after it.
+// re-centre; the public value then takes the jump in with the time
+// constant NewsLag (and from the informed trades), and the makers follow.
 func TestFlowNewsSweepThenRecentre(t *testing.T) {
 	cfg := FlowConfig{Volatility: 1e-12, JumpRate: -1, TakerRate: -1, Lead: -1, NewsLag: 20 * time.Second, NewsSweeps: 2, NewsSweepSize: 5000}
 	ex := flowExchange(t, 5, 3, cfg)
@@ -80,7 +81,6 @@ func TestFlowNewsSweepThenRecentre(t *testing.T) {
 	before := len(ex.data.trades)
 	pub := m.pub
 	m.jump += 1 // about +0.2 in price: every ask level is below the true value
-	m.reveals = append(m.reveals, reveal{at: ex.clock().Add(cfg.NewsLag), size: 1})
 	ex.flow.news(m, ex.clock())
 	ex.mu.Unlock()
 	if err := ex.Advance(5 * time.Second); err != nil {
@@ -88,22 +88,22 @@ func TestFlowNewsSweepThenRecentre(t *testing.T) {
 	}
 	ex.mu.Lock()
 	swept := len(ex.data.trades) - before
-	if math.Abs(m.pub-pub) > 1e-6 {
-		t.Errorf("the public value moved before the news lag: %v → %v", pub, m.pub)
+	if moved := m.pub - pub; moved <= 0 || moved > 0.6 {
+		t.Errorf("5 s after a jump of 1 the public value moved %v: want some of it, well under all", moved)
 	}
 	ex.mu.Unlock()
 	if swept < 3 {
 		t.Fatalf("%d trades after a jump of 1 logit: want a sweep of several levels", swept)
 	}
-	if err := ex.Advance(20 * time.Second); err != nil {
+	if err := ex.Advance(3 * cfg.NewsLag); err != nil {
 		t.Fatal(err)
 	}
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
-	if math.Abs(m.pub-(pub+1)) > 1e-9 {
-		t.Fatalf("public value %v after the news lag, want %v", m.pub, pub+1)
+	if gap := pub + 1 - m.pub; gap < 0 || gap > 0.05 {
+		t.Fatalf("public value %v three news lags after the jump, want within 0.05 of %v", m.pub, pub+1)
 	}
-	if math.Abs(s.ladder-sigmoid(m.pub)) > 1e-9 {
+	if math.Abs(s.ladder-sigmoid(m.pub)) > 0.01 {
 		t.Fatalf("the makers did not re-centre: ladder at %v, public value %v", s.ladder, sigmoid(m.pub))
 	}
 }
