@@ -77,13 +77,13 @@ func Scenarios(o Options) []Scenario {
 	calm := base("calm", "low volatility (0.15), no jumps, 30% informed takers", 1)
 	calm.Flow = sim.FlowConfig{Volatility: 0.15, JumpRate: none}
 
-	trend := base("trending", "every fair value drifts up 1.0 logit an hour, no jumps", 2)
+	trend := base("trending", "every true value drifts up 1.0 logit an hour, no jumps", 2)
 	trend.Flow = sim.FlowConfig{Drift: 1.0, JumpRate: none}
 
 	jumps := base("jumps", "6 jumps an hour of sd 0.7 logit on top of the default volatility", 3)
 	jumps.Flow = sim.FlowConfig{JumpRate: 6, JumpSize: 0.7}
 
-	informed := base("informed", "60% of takers trade toward the fair value", 4)
+	informed := base("informed", "60% of takers trade on the true value", 4)
 	informed.Flow = sim.FlowConfig{Informed: 0.6}
 
 	thin := base("thin", "thin wide books: 2 background levels of 20 shares 5 cents out, 0.05 takers a second", 5)
