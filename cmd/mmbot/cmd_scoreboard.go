@@ -22,14 +22,17 @@ import (
 	"github.com/mmbot/mmbot/risk"
 )
 
-const scoreboardLong = `Generates a recording of the simulated exchange for each named market
+const scoreboardLong = `Generates recordings of the simulated exchange for each named market
 scenario (calm, trending, jumps, informed takers, thin wide books, markets
 reaching their end date, reward-paying markets) on its simulated clock, with
-fixed seeds, then replays each through every model (bands, avellaneda,
-glft) with the configuration's defaults under the conservative and the
-queue fill models, and prints a Markdown table: PnL, its sd over the run's
-minutes, max drawdown, inventory sd, fills, volume, markouts at 10 s and
-60 s, reward share, orders per fill and risk-limit breaches.
+--seeds seeds each, then replays each through every model (bands,
+avellaneda, glft and the naive benchmark) with the configuration's defaults
+under the conservative and the queue fill models, and prints a Markdown
+table of means over the seeds with 95% t-intervals: PnL, PnL per notional
+and per fill, fills, the realized-spread and mid-to-mid markouts, inventory
+sd, max drawdown, reward share, orders per fill and risk-limit breaches;
+then the default model's aims, won, tied or lost on the intervals (of the
+difference from the naive quoter, paired by seed).
 
 The output depends only on the flags: run it twice, get the same bytes.
 --out FILE replaces the part of FILE between the lines
@@ -39,7 +42,8 @@ the short version the tests compare byte for byte. Progress goes to stderr.`
 
 const scoreboardExample = `  mmbot scoreboard --out docs/scoreboard.md
   mmbot scoreboard --short
-  mmbot scoreboard --scenario informed --duration 2h`
+  mmbot scoreboard --scenario informed --duration 2h
+  mmbot scoreboard --seeds 20 --markets 8 --duration 1h   # the long run`
 
 // Markers of the generated part of a file written with --out.
 const (
