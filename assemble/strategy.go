@@ -44,8 +44,10 @@ func StrategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 		ladder.MinSpread = 0.01 * float64(sc.Avellaneda.MinSpreadTicks)
 		ladder.MaxSpread = sc.Avellaneda.MaxSpread.InexactFloat64()
 		model, err = strategy.NewGLFT(strategy.GLFTParams{Gamma: g.Gamma, K: g.K, A: g.A, InventoryUnit: size, Ladder: ladder})
+	case "naive":
+		model, err = strategy.NewNaive(strategy.NaiveParams{Size: size, AllowSell: sc.AllowSell})
 	default:
-		err = fmt.Errorf("strategy.model %q: want bands, avellaneda or glft", sc.Model)
+		err = fmt.Errorf("strategy.model %q: want bands, avellaneda, glft or naive", sc.Model)
 	}
 	if err != nil {
 		return loop.Params{}, est, fmt.Errorf("strategy.%s: %w", sc.Model, err)

@@ -4,7 +4,7 @@ import "github.com/shopspring/decimal"
 
 // Strategy is the [strategy] section: the quote model and the loop.
 type Strategy struct {
-	Model               string          `koanf:"model"` // bands|avellaneda|glft
+	Model               string          `koanf:"model"` // bands|avellaneda|glft|naive
 	Cycle               Duration        `koanf:"cycle"`
 	OrderSize           decimal.Decimal `koanf:"order_size"`
 	PriceToleranceTicks int             `koanf:"price_tolerance_ticks"`

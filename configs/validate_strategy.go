@@ -25,7 +25,7 @@ func (m Markets) validate(v *validator) {
 }
 
 func (s Strategy) validate(v *validator, r Risk) {
-	v.check(oneOf(s.Model, "bands", "avellaneda", "glft"), "strategy.model", s.Model, "must be bands, avellaneda or glft")
+	v.check(oneOf(s.Model, "bands", "avellaneda", "glft", "naive"), "strategy.model", s.Model, "must be bands, avellaneda, glft or naive")
 	v.check(s.Cycle > 0, "strategy.cycle", s.Cycle, "must be > 0")
 	v.check(s.OrderSize.IsPositive(), "strategy.order_size", s.OrderSize, "must be > 0")
 	v.check(s.OrderSize.LessThanOrEqual(r.MaxOrderSize), "strategy.order_size", s.OrderSize, "must be <= risk.max_order_size (%s)", r.MaxOrderSize)

@@ -24,6 +24,22 @@ func horizonLabel(h time.Duration) string {
 	return strconv.FormatFloat(h.Seconds(), 'f', -1, 64) + "s"
 }
 
+// midMarkoutSums adds the mid-to-mid markouts up per horizon: gains and
+// losses (positive).
+func midMarkoutSums(ms []strategy.Markout) (gain, loss [strategy.NumMarkoutHorizons]float64) {
+	for _, mo := range ms {
+		if !mo.HasMid || mo.Horizon < 0 || mo.Horizon >= strategy.NumMarkoutHorizons {
+			continue
+		}
+		if mo.MidValue >= 0 {
+			gain[mo.Horizon] += mo.MidValue
+		} else {
+			loss[mo.Horizon] -= mo.MidValue
+		}
+	}
+	return gain, loss
+}
+
 // markoutSums adds the markouts up per horizon: gains, losses (positive)
 // and shares.
 func markoutSums(ms []strategy.Markout) (gain, loss, shares [strategy.NumMarkoutHorizons]float64) {

@@ -120,10 +120,13 @@ func observeBookAges(m *metrics.Metrics, st *loop.Status) {
 // horizon (every horizon's series exists from the first cycle, at 0).
 func (o *observer) observeMarkouts(m *metrics.Metrics, r *loop.CycleReport) {
 	gain, loss, shares := markoutSums(r.Markouts)
+	midGain, midLoss := midMarkoutSums(r.Markouts)
 	for i, h := range strategy.MarkoutHorizons {
 		l := horizonLabel(h)
 		m.MarkoutGain.WithLabelValues(l).Add(gain[i])
 		m.MarkoutLoss.WithLabelValues(l).Add(loss[i])
 		m.MarkoutShares.WithLabelValues(l).Add(shares[i])
+		m.MarkoutMidGain.WithLabelValues(l).Add(midGain[i])
+		m.MarkoutMidLoss.WithLabelValues(l).Add(midLoss[i])
 	}
 }

@@ -33,24 +33,34 @@ func MarkoutHorizonIndex(h time.Duration) (int, bool) {
 
 // OwnFill is one fill of one of our orders as the strategy sees it: the
 // outcome token and our order's side, its price and the shares filled, and
-// when the loop found it (at or after the trade).
+// when the loop found it (at or after the trade). Mid is the market's YES
+// fair value when the loop found it (0: unknown), the start of the
+// mid-to-mid markout.
 type OwnFill struct {
 	Outcome Outcome
 	Side    exchange.Side
 	Price   float64
 	Size    float64
 	Time    time.Time
+	Mid     float64
 }
 
 // Markout is one measured markout: the fill's Size × (value − Price) for a
 // buy and Size × (Price − value) for a sell, where value is the fair value
 // of the fill's token (1 − fair for NO) Horizon after the fill. It is
 // positive when the price moved our way.
+//
+// MidValue is the mid-to-mid markout of the same fill: Size × (value −
+// value at the fill), signed the same way, which leaves out the half
+// spread the fill earned and measures the adverse selection alone; HasMid
+// is false when the fill's Mid was unknown.
 type Markout struct {
-	Horizon int // index into MarkoutHorizons
-	Fill    OwnFill
-	Value   float64 // collateral
-	At      time.Time
+	Horizon  int // index into MarkoutHorizons
+	Fill     OwnFill
+	Value    float64 // collateral
+	MidValue float64 // collateral
+	HasMid   bool
+	At       time.Time
 }
 
 // MarkoutTracker measures one market's fills against its fair value at each
@@ -85,7 +95,11 @@ func (t *MarkoutTracker) Measure(now time.Time, fair float64, dst []Markout) []M
 			r := &t.done[h]
 			r.value[r.n%markoutRing], r.shares[r.n%markoutRing] = v, f.Size
 			r.n++
-			dst = append(dst, Markout{Horizon: h, Fill: f, Value: v, At: now})
+			mo := Markout{Horizon: h, Fill: f, Value: v, At: now}
+			if f.Mid > 0 && f.Mid < 1 {
+				mo.MidValue, mo.HasMid = midMarkoutValue(f, fair), true
+			}
+			dst = append(dst, mo)
 			n++
 		}
 		if n > 0 {
@@ -121,6 +135,16 @@ func (t *MarkoutTracker) Recent(h, window int) (perShare float64, fills int) {
 
 // Pending returns how many fills wait for their markout at horizon h.
 func (t *MarkoutTracker) Pending(h int) int { return len(t.pending[h]) }
+
+// midMarkoutValue is f's mid-to-mid markout: the move of its token's fair
+// value from the fill to fair, times its size, signed by its side.
+func midMarkoutValue(f OwnFill, fair float64) float64 {
+	move := toYes(f.Outcome, fair) - toYes(f.Outcome, f.Mid)
+	if f.Side == exchange.Sell {
+		move = -move
+	}
+	return move * f.Size
+}
 
 // markoutValue is f's markout against the YES fair value fair.
 func markoutValue(f OwnFill, fair float64) float64 {

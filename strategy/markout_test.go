@@ -73,3 +73,24 @@ func TestMarkoutTrackerWindow(t *testing.T) {
 		t.Errorf("10 s is horizon %d, %v", h, ok)
 	}
 }
+
+// The mid-to-mid markout leaves out the half spread: a buy at 0.48 with
+// the mid at 0.50 that the mid then leaves at 0.50 has a realized spread of
+// +0.02 a share and a mid-to-mid markout of 0; when the mid falls to 0.47
+// the realized spread is −0.01 and the mid-to-mid −0.03 (a NO sale mirrors
+// it). A fill with no mid has none.
+func TestMarkoutTrackerMidToMid(t *testing.T) {
+	var mk MarkoutTracker
+	mk.Add(OwnFill{Outcome: Yes, Side: exchange.Buy, Price: 0.48, Size: 10, Time: t0, Mid: 0.50})
+	mk.Add(OwnFill{Outcome: No, Side: exchange.Sell, Price: 0.52, Size: 10, Time: t0, Mid: 0.50})
+	mk.Add(OwnFill{Outcome: Yes, Side: exchange.Buy, Price: 0.48, Size: 10, Time: t0})
+	got := mk.Measure(t0.Add(time.Second), 0.50, nil)
+	if len(got) != 3 || !got[0].HasMid || got[0].MidValue != 0 || math.Abs(got[0].Value-0.2) > 1e-9 || got[2].HasMid {
+		t.Fatalf("1 s: %+v", got)
+	}
+	got = mk.Measure(t0.Add(10*time.Second), 0.47, nil)
+	if len(got) != 3 || math.Abs(got[0].Value+0.1) > 1e-9 || math.Abs(got[0].MidValue+0.3) > 1e-9 ||
+		math.Abs(got[1].MidValue+0.3) > 1e-9 || math.Abs(got[1].Value+0.1) > 1e-9 {
+		t.Fatalf("10 s: %+v", got)
+	}
+}

@@ -173,6 +173,7 @@ func (a *Accumulator) Finish(end time.Time) (*Results, error) {
 		Series: a.series, Totals: a.totals, Fills: a.fills, Reward: a.reward, Samples: a.samples}
 	var values [len(markoutHorizons)][]float64
 	var weights [len(markoutHorizons)][]float64
+	var mids [len(markoutHorizons)][]float64
 	for _, t := range a.list {
 		for i := range t.pending {
 			if t.hasMid || t.resolved {
@@ -184,6 +185,7 @@ func (a *Accumulator) Finish(end time.Time) (*Results, error) {
 		addSummary(&r.Total, &ts.Summary)
 		for i := range t.pending {
 			values[i] = append(values[i], t.pending[i].values...)
+			mids[i] = append(mids[i], t.pending[i].mids...)
 			weights[i] = append(weights[i], t.pending[i].sizes...)
 		}
 	}
@@ -192,6 +194,7 @@ func (a *Accumulator) Finish(end time.Time) (*Results, error) {
 	finishSummary(&r.Total)
 	for i, h := range markoutHorizons {
 		r.Markouts = append(r.Markouts, markoutStats(h, values[i], weights[i]))
+		r.MidMarkouts = append(r.MidMarkouts, markoutStats(h, mids[i], weights[i]))
 	}
 	caps := a.cfg.Caps
 	r.Rates = []RateUse{

@@ -68,10 +68,14 @@ type Results struct {
 	RatioSamples int
 	MaxDrawdown  decimal.Decimal
 
-	Markouts []MarkoutStats        // at 1 s, 10 s and 60 s
-	Rates    []RateUse             // orders and cancels sent against each cap
-	Reward   fillmodel.RewardScore // summed over samples
-	Samples  int                   // reward samples taken
+	Markouts []MarkoutStats // at 1 s, 10 s and 60 s: the realized spread, side × (mid later − fill price)
+	// MidMarkouts are the mid-to-mid markouts at the same horizons: side ×
+	// (mid later − mid at the fill), the adverse selection without the
+	// half spread earned.
+	MidMarkouts []MarkoutStats
+	Rates       []RateUse             // orders and cancels sent against each cap
+	Reward      fillmodel.RewardScore // summed over samples
+	Samples     int                   // reward samples taken
 
 	Series []SeriesRow // per interval and token
 	Totals []TotalRow  // per interval, the portfolio

@@ -69,6 +69,29 @@ func TestAccumulator(t *testing.T) {
 			}
 		}
 	}
+	// Mid-to-mid: the markout less each fill's edge to the mid at the fill
+	// (+0.01 for the buy at 0.49 under a 0.50 mid, 0 for the sale at the
+	// mid, −0.01 for the taker buy at 0.52 over a 0.51 mid).
+	wantMid := [][]float64{
+		{-0.02, 0, 0},       // 1 s
+		{0.01, -0.05, 0.05}, // 10 s
+		{0.01, -0.49, 0.49}, // 60 s
+	}
+	if len(r.MidMarkouts) != len(wantMid) {
+		t.Fatalf("%d mid-to-mid horizons", len(r.MidMarkouts))
+	}
+	for i, m := range r.MidMarkouts {
+		if m.Horizon != r.Markouts[i].Horizon || len(m.Values) != len(wantMid[i]) {
+			t.Errorf("mid-to-mid %v: %v, want %v", m.Horizon, m.Values, wantMid[i])
+			continue
+		}
+		for j := range m.Values {
+			if math.Abs(m.Values[j]-wantMid[i][j]) > 1e-9 {
+				t.Errorf("mid-to-mid %v: %v, want %v", m.Horizon, m.Values, wantMid[i])
+				break
+			}
+		}
+	}
 	if m := r.Markouts[1]; math.Abs(m.Mean-(0.01/3)) > 1e-9 || math.Abs(m.SizeWeight-(2-3+0.4)/170) > 1e-9 || m.Median != 0.02 {
 		t.Errorf("10 s stats %+v", m)
 	}

@@ -191,7 +191,7 @@ func (t *TokenAcc) OnFillFee(f fillmodel.Fill, fee decimal.Decimal) {
 		edge := mid.Sub(price).Mul(sideSign(f.Side))
 		t.sum.SpreadPnL = t.sum.SpreadPnL.Add(edge.Mul(size))
 		for i := range t.pending {
-			t.pending[i].add(f.Time, f.Price, f.Size, f.Side)
+			t.pending[i].add(f.Time, f.Price, t.mid2, f.Size, f.Side)
 		}
 	} else {
 		t.midless++

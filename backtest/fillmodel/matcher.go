@@ -87,6 +87,7 @@ type order struct {
 	ahead     exchange.Fixed // real quantity ahead of us at our price
 	level     exchange.Fixed // visible size at our price in the last book
 	traded    exchange.Fixed // trade volume at our price (hitting our side) since the last book
+	crossUsed exchange.Fixed // crossing volume of the current cross already filled
 	activeAt  time.Time
 	cancelAt  time.Time
 	active    bool

@@ -33,10 +33,11 @@ func (m *Matcher) OnBook(b *recording.FixedBook, now time.Time) []Fill {
 	done := false
 	for _, o := range m.active {
 		if m.crossed(o) {
-			m.fill(o, o.remaining, o.Price, now, FillCross, false)
+			m.crossFill(o, now)
 			done = done || o.remaining == 0
 			continue
 		}
+		o.crossUsed = 0
 		m.updateQueue(o, m.book.SizeAt(o.Side, o.Price))
 	}
 	if done {
@@ -76,9 +77,16 @@ func better(o *order, p exchange.Fixed) bool {
 }
 
 func (m *Matcher) tradeOne(o *order, t MatchTrade, now time.Time) {
+	// Outside the optimistic mode a trade fills us by at most its size:
+	// the taker on the other side would have met our order first, and no
+	// more than that taker brought.
+	most := o.remaining
+	if m.cfg.Mode != ModeOptimistic {
+		most = min(most, t.Size)
+	}
 	switch {
 	case better(o, t.Price):
-		m.fill(o, o.remaining, o.Price, now, FillTradeThrough, false)
+		m.fill(o, most, o.Price, now, FillTradeThrough, false)
 		return
 	case t.Price != o.Price:
 		return
@@ -86,7 +94,7 @@ func (m *Matcher) tradeOne(o *order, t MatchTrade, now time.Time) {
 		// A taker on our side printed at our price: the opposite side was
 		// at our price, which our resting order would have met first.
 		if m.cfg.Mode != ModeConservative {
-			m.fill(o, o.remaining, o.Price, now, FillCross, false)
+			m.fill(o, most, o.Price, now, FillCross, false)
 		}
 		return
 	}
@@ -118,6 +126,42 @@ func (m *Matcher) usedAt(o *order) exchange.Fixed {
 		}
 	}
 	return used
+}
+
+// crossFill fills an order the book crosses. In the optimistic mode the
+// whole order fills. Otherwise it fills by the volume the book shows at or
+// through its price (strictly through in the conservative mode) that an
+// earlier book of the same cross has not already given it: an order that
+// rested there would have met that volume and no more. The queue ahead of
+// it is gone (the level was taken); the rest keeps resting.
+func (m *Matcher) crossFill(o *order, now time.Time) {
+	o.ahead = 0
+	if m.cfg.Mode == ModeOptimistic {
+		m.fill(o, o.remaining, o.Price, now, FillCross, false)
+		return
+	}
+	strict := m.cfg.Mode == ModeConservative
+	var vol exchange.Fixed
+	if o.Side == exchange.Buy {
+		for _, l := range m.book.Asks {
+			if l.Price > o.Price || strict && l.Price == o.Price {
+				break
+			}
+			vol += l.Size
+		}
+	} else {
+		for _, l := range m.book.Bids {
+			if l.Price < o.Price || strict && l.Price == o.Price {
+				break
+			}
+			vol += l.Size
+		}
+	}
+	if avail := vol - o.crossUsed; avail > 0 {
+		before := o.remaining
+		m.fill(o, avail, o.Price, now, FillCross, false)
+		o.crossUsed += before - o.remaining
+	}
 }
 
 // crossed reports whether the opposite best of the current book is at or

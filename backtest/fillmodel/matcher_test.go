@@ -155,7 +155,7 @@ func TestMatcherConservativeMode(t *testing.T) {
 		{at: 8, op: "trade", arg: "0.50 5 BUY", ahead: "b1=0"},
 		// An ask at our price is a touch, not a cross.
 		{at: 9, op: "book", bids: "0.49:50", asks: "0.50:10", ahead: "b1=0"},
-		// An ask below our price crosses us: the whole order fills.
+		// An ask below our price crosses us: its 10 fill our 10.
 		{at: 10, op: "book", bids: "0.48:50", asks: "0.49:10", ahead: "b1=-", fills: "b1 10@0.5 cross"},
 	}))
 }
@@ -181,7 +181,7 @@ func TestMatcherQueueCrossAndTouch(t *testing.T) {
 		// A buyer lifting the 0.53 level: taker side BUY is our side's opposite.
 		{at: 2, op: "trade", arg: "0.53 15 BUY", ahead: "s1=5 s2=0"},
 		// A seller hitting a bid at our ask price means a bid was at our price.
-		{at: 3, op: "trade", arg: "0.53 1 SELL", ahead: "s1=- s2=0", fills: "s1 4@0.53 cross"},
+		{at: 3, op: "trade", arg: "0.53 4 SELL", ahead: "s1=- s2=0", fills: "s1 4@0.53 cross"},
 		// The best ask level vanishes; we are alone at 0.55 behind nothing.
 		{at: 4, op: "book", bids: "0.50:100", asks: "0.56:30", ahead: "s2=0"},
 		// An unknown-side trade at our price fills us from the front.
@@ -425,7 +425,7 @@ func TestMatcherFilledOrderWithPendingCancel(t *testing.T) {
 		{at: 0, op: "place", arg: "b1 BUY 0.50 5"},
 		{at: 10, op: "advance", ahead: "b1=0"},
 		{at: 20, op: "cancel", arg: "b1"}, // takes effect at 70
-		{at: 30, op: "trade", arg: "0.49 1 SELL", ahead: "b1=-", fills: "b1 5@0.5 trade-through"},
+		{at: 30, op: "trade", arg: "0.49 5 SELL", ahead: "b1=-", fills: "b1 5@0.5 trade-through"},
 		{at: 75, op: "place", arg: "b2 BUY 0.55 3"}, // active at 85, crossing the 0.52 ask
 		{at: 80, op: "trade", arg: "0.60 1 BUY", ahead: "b2=0"},
 		{at: 85, op: "advance", ahead: "b2=-", fills: "b2 3@0.52 taker"},

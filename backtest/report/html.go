@@ -103,6 +103,12 @@ func WriteHTML(w io.Writer, r *accounting.Results) error {
 		d.Markouts = append(d.Markouts, [5]string{duration(m.Horizon), strconv.Itoa(m.Count), num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5)})
 		d.MarkoutPlots = append(d.MarkoutPlots, histogram(fmt.Sprintf("Markouts at %s (%d fills)", duration(m.Horizon), m.Count), "price units", m.Values, 30))
 	}
+	for _, m := range r.MidMarkouts {
+		if journal(r) {
+			break
+		}
+		d.Markouts = append(d.Markouts, [5]string{duration(m.Horizon) + " mid-to-mid", strconv.Itoa(m.Count), num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5)})
+	}
 	for _, u := range r.Rates {
 		d.Rates = append(d.Rates, [4]string{u.Name + "/" + accounting.WindowLabel(u.Window), strconv.Itoa(u.Peak), strconv.Itoa(u.Cap), pct(u.Fraction())})
 	}

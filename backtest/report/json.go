@@ -11,19 +11,20 @@ import (
 
 // runJSON is the JSON form of a run (WriteJSON).
 type runJSON struct {
-	Data     string              `json:"data"`
-	Strategy string              `json:"strategy"`
-	Start    time.Time           `json:"start"`
-	End      time.Time           `json:"end"`
-	Mode     string              `json:"fill_mode"`
-	Queue    string              `json:"queue_model"`
-	Latency  string              `json:"latency"`
-	Fees     string              `json:"fees"`
-	Seed     uint64              `json:"seed"`
-	Results  accounting.Headline `json:"results"`
-	Tokens   []tokenJSON         `json:"tokens"`
-	Markouts []markoutJSON       `json:"markouts"`
-	Rates    []rateJSON          `json:"rate_caps"`
+	Data        string              `json:"data"`
+	Strategy    string              `json:"strategy"`
+	Start       time.Time           `json:"start"`
+	End         time.Time           `json:"end"`
+	Mode        string              `json:"fill_mode"`
+	Queue       string              `json:"queue_model"`
+	Latency     string              `json:"latency"`
+	Fees        string              `json:"fees"`
+	Seed        uint64              `json:"seed"`
+	Results     accounting.Headline `json:"results"`
+	Tokens      []tokenJSON         `json:"tokens"`
+	Markouts    []markoutJSON       `json:"markouts"`
+	MidMarkouts []markoutJSON       `json:"mid_markouts"`
+	Rates       []rateJSON          `json:"rate_caps"`
 }
 
 type tokenJSON struct {
@@ -65,13 +66,17 @@ func WriteJSON(w io.Writer, r *accounting.Results) error {
 	}
 	out := runJSON{Data: r.Run.Data, Strategy: r.Run.Strategy, Start: r.Start.UTC(), End: r.End.UTC(), Mode: r.Run.Mode.String(),
 		Queue: r.Run.Queue.String(), Latency: r.Run.Latency.String(), Fees: r.Run.Fees.String(), Seed: r.Run.Seed,
-		Results: accounting.HeadlineOf(r), Tokens: []tokenJSON{}, Markouts: []markoutJSON{}}
+		Results: accounting.HeadlineOf(r), Tokens: []tokenJSON{}, Markouts: []markoutJSON{}, MidMarkouts: []markoutJSON{}}
 	for _, t := range r.Tokens {
 		out.Tokens = append(out.Tokens, tokenJSON{Token: t.TokenID, PnL: t.PnL, SpreadPnL: t.SpreadPnL, Fills: t.Fills, Position: t.Position,
 			MaxAbsPos: t.MaxAbsPos, MeanAbsPos: accounting.Ratio(t.MeanAbsPos), Mark: t.LastMid, Resolved: t.Resolved})
 	}
 	for _, m := range r.Markouts {
 		out.Markouts = append(out.Markouts, markoutJSON{Horizon: m.Horizon.String(), Count: m.Count, Mean: accounting.Ratio(m.Mean),
+			Median: accounting.Ratio(m.Median), SizeWeight: accounting.Ratio(m.SizeWeight)})
+	}
+	for _, m := range r.MidMarkouts {
+		out.MidMarkouts = append(out.MidMarkouts, markoutJSON{Horizon: m.Horizon.String(), Count: m.Count, Mean: accounting.Ratio(m.Mean),
 			Median: accounting.Ratio(m.Median), SizeWeight: accounting.Ratio(m.SizeWeight)})
 	}
 	out.Rates = ratesJSON(r)

@@ -108,6 +108,22 @@ func orNone(s string) string {
 	return s
 }
 
+// perNotional is the PnL in basis points of the collateral traded.
+func perNotional(s *accounting.Summary) string {
+	if !s.Notional.IsPositive() {
+		return "n/a"
+	}
+	return s.PnL.Mul(decimal.NewFromInt(10_000)).Div(s.Notional).StringFixed(1) + " bps of " + money(s.Notional) + " notional"
+}
+
+// perFill is the PnL per fill in cents.
+func perFill(s *accounting.Summary) string {
+	if s.Fills == 0 {
+		return "n/a"
+	}
+	return s.PnL.Mul(decimal.NewFromInt(100)).Div(decimal.NewFromInt(int64(s.Fills))).StringFixed(2) + " cents"
+}
+
 // summaryLines are the headline figures.
 func summaryLines(r *accounting.Results) [][2]string {
 	s := &r.Total
@@ -117,6 +133,8 @@ func summaryLines(r *accounting.Results) [][2]string {
 	}
 	return [][2]string{
 		{"PnL (marked)", money(s.PnL)},
+		{"  per notional", perNotional(s)},
+		{"  per fill", perFill(s)},
 		{"  realized", money(s.Realized)},
 		{"  unrealized", money(s.Unrealized)},
 		{"  from spread", money(s.SpreadPnL)},
@@ -157,6 +175,11 @@ func WriteSummary(w io.Writer, r *accounting.Results) error {
 	p("\nmarkouts (price units; positive = the mid moved our way)\n")
 	p("horizon\tfills\tmean\tmedian\tsize-weighted\n")
 	for _, m := range r.Markouts {
+		p("%s\t%d\t%s\t%s\t%s\n", duration(m.Horizon), m.Count, num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5))
+	}
+	p("\nmid-to-mid markouts (mid later − mid at the fill: the adverse selection, without the half spread)\n")
+	p("horizon\tfills\tmean\tmedian\tsize-weighted\n")
+	for _, m := range r.MidMarkouts {
 		p("%s\t%d\t%s\t%s\t%s\n", duration(m.Horizon), m.Count, num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5))
 	}
 	p("\nrate caps (most sent in any window, against the cap)\n")

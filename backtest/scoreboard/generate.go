@@ -24,9 +24,18 @@ func (s *Scenario) SimConfig() (sim.Config, error) {
 	if err := s.Validate(); err != nil {
 		return sim.Config{}, err
 	}
-	cat, err := catalog.Generate(s.Seed, s.Markets, Epoch)
-	if err != nil {
-		return sim.Config{}, fmt.Errorf("scenario %s: %w", s.Name, err)
+	// The generated catalog closes about one event in ten: generate more
+	// markets until Markets of them are open.
+	var cat *catalog.Catalog
+	for n := s.Markets; ; n++ {
+		c, err := catalog.Generate(s.Seed, n, Epoch)
+		if err != nil {
+			return sim.Config{}, fmt.Errorf("scenario %s: %w", s.Name, err)
+		}
+		cat = c
+		if len(openMarkets(c)) >= s.Markets || n >= 4*s.Markets {
+			break
+		}
 	}
 	end := Epoch.Add(s.EndAfter).Truncate(time.Second)
 	ends := map[int64]bool{}

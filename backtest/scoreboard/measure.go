@@ -18,6 +18,7 @@ type Row struct {
 	Scenario string
 	Model    string
 	Mode     fillmodel.Mode
+	Rep      int // the scenario's replica (its seed's index)
 
 	PnL         decimal.Decimal // marked PnL at the end, fees included, rewards not
 	PnLSD       float64         // sd of the per-minute PnL changes
@@ -27,9 +28,14 @@ type Row struct {
 	InventorySD float64
 	Fills       int
 	Volume      decimal.Decimal // shares filled
+	Notional    decimal.Decimal // collateral traded
 	// Markout10s and Markout60s are the mean markouts per fill in price
 	// units (positive: the market moved our way); NaN without fills.
 	Markout10s, Markout60s float64
+	// MidMarkout10s and MidMarkout60s are the mean mid-to-mid markouts per
+	// fill: side × (mid later − mid at the fill), the adverse selection
+	// suffered without the half spread; NaN without fills.
+	MidMarkout10s, MidMarkout60s float64
 	// RewardShare is our share of the liquidity-reward score (NaN when no
 	// market pays rewards); Reward estimates its income: the share of the
 	// markets' daily rates over the run's duration.
@@ -57,8 +63,20 @@ func (r *Row) OrdersPerFill() float64 {
 // measure turns a run's results into its row.
 func measure(sc *Scenario, model string, mode fillmodel.Mode, res *accounting.Results, scan *replay.MarketScan, set *Setup) Row {
 	r := Row{Scenario: sc.Name, Model: model, Mode: mode, PnL: res.Total.PnL, MaxDrawdown: res.MaxDrawdown,
-		Fills: res.Total.Fills, Volume: res.Total.Volume, Orders: res.Total.OrdersSent,
-		Markout10s: math.NaN(), Markout60s: math.NaN(), RewardShare: math.NaN(), markets: len(scan.Markets)}
+		Fills: res.Total.Fills, Volume: res.Total.Volume, Notional: res.Total.Notional, Orders: res.Total.OrdersSent,
+		Markout10s: math.NaN(), Markout60s: math.NaN(), MidMarkout10s: math.NaN(), MidMarkout60s: math.NaN(),
+		RewardShare: math.NaN(), markets: len(scan.Markets)}
+	for _, m := range res.MidMarkouts {
+		if m.Count == 0 {
+			continue
+		}
+		switch m.Horizon {
+		case 10 * time.Second:
+			r.MidMarkout10s = m.Mean
+		case time.Minute:
+			r.MidMarkout60s = m.Mean
+		}
+	}
 	for _, m := range res.Markouts {
 		if m.Count == 0 {
 			continue

@@ -37,8 +37,9 @@ type Setup struct {
 	MaxPosition, MaxTotalPosition decimal.Decimal
 }
 
-// Builder builds the Setup of a model by name.
-type Builder func(model string) (*Setup, error)
+// Builder builds the Setup of a model by name, with the scenario's
+// configuration settings ("key=value", see Scenario.Settings) applied.
+type Builder func(model string, settings []string) (*Setup, error)
 
 // Config configures Run.
 type Config struct {
@@ -46,8 +47,13 @@ type Config struct {
 	Models    []string         // in table order
 	Modes     []fillmodel.Mode // in table order
 	Build     Builder
-	// Seed is the fill model's seed (latency draws, sampled queues).
+	// Seed is the fill model's seed (latency draws, sampled queues) of the
+	// first replica; replica k uses Seed + k.
 	Seed uint64
+	// Seeds is the number of replicas of every scenario (at least 1):
+	// replica k runs the scenario with its seed + k × SeedStride, so the
+	// statistics are over K independent markets.
+	Seeds int
 	// Workers run scenarios and replays in parallel (at least 1); the
 	// rows do not depend on it.
 	Workers int
@@ -55,9 +61,12 @@ type Config struct {
 	Progress io.Writer
 }
 
-// Run generates every scenario's recording and replays it through every
-// model under every fill mode. The rows are in the order scenario, model,
-// mode.
+// SeedStride separates the seeds of a scenario's replicas.
+const SeedStride = 7919
+
+// Run generates the recording of every replica of every scenario and
+// replays it through every model under every fill mode. The rows are in
+// the order scenario, replica, model, mode.
 func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	if cfg.Build == nil || len(cfg.Scenarios) == 0 || len(cfg.Models) == 0 || len(cfg.Modes) == 0 {
 		return nil, errors.New("scoreboard: a builder, scenarios, models and fill modes are required")
@@ -68,12 +77,23 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		}
 	}
 	workers := max(1, cfg.Workers)
+	seeds := max(1, cfg.Seeds)
+	// reps are the scenarios' replicas, replica k of scenario i at
+	// i*seeds + k.
+	reps := make([]Scenario, 0, len(cfg.Scenarios)*seeds)
+	for _, s := range cfg.Scenarios {
+		for k := 0; k < seeds; k++ {
+			r := s
+			r.Seed += uint64(k) * SeedStride
+			reps = append(reps, r)
+		}
+	}
 	prog := &progress{w: cfg.Progress}
-	tapes := make([][]recording.Event, len(cfg.Scenarios))
-	markets := make([]*replay.MarketScan, len(cfg.Scenarios))
-	prog.total = len(cfg.Scenarios)
-	err := parallel(ctx, len(cfg.Scenarios), workers, func(ctx context.Context, i int) error {
-		s := cfg.Scenarios[i]
+	tapes := make([][]recording.Event, len(reps))
+	markets := make([]*replay.MarketScan, len(reps))
+	prog.total = len(reps)
+	err := parallel(ctx, len(reps), workers, func(ctx context.Context, i int) error {
+		s := reps[i]
 		ev, err := Generate(ctx, s)
 		if err != nil {
 			return err
@@ -94,7 +114,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	}
 	type job struct{ s, m, f int }
 	var jobs []job
-	for s := range cfg.Scenarios {
+	for s := range reps {
 		for m := range cfg.Models {
 			for f := range cfg.Modes {
 				jobs = append(jobs, job{s, m, f})
@@ -105,17 +125,19 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 	prog.reset(len(jobs))
 	err = parallel(ctx, len(jobs), workers, func(ctx context.Context, i int) error {
 		j := jobs[i]
-		sc, model, mode := &cfg.Scenarios[j.s], cfg.Models[j.m], cfg.Modes[j.f]
-		set, err := cfg.Build(model)
+		sc, model, mode := &reps[j.s], cfg.Models[j.m], cfg.Modes[j.f]
+		rep := j.s % seeds
+		set, err := cfg.Build(model, sc.Settings)
 		if err != nil {
 			return fmt.Errorf("model %s: %w", model, err)
 		}
-		res, err := replayOne(ctx, tapes[j.s], markets[j.s], set, mode, cfg.Seed)
+		res, err := replayOne(ctx, tapes[j.s], markets[j.s], set, mode, cfg.Seed+uint64(rep))
 		if err != nil {
-			return fmt.Errorf("scenario %s, model %s, %s fills: %w", sc.Name, model, mode, err)
+			return fmt.Errorf("scenario %s (seed %d), model %s, %s fills: %w", sc.Name, sc.Seed, model, mode, err)
 		}
 		rows[i] = measure(sc, model, mode, res, markets[j.s], set)
-		prog.done("ran %s %s %s", sc.Name, model, mode)
+		rows[i].Rep = rep
+		prog.done("ran %s (seed %d) %s %s", sc.Name, sc.Seed, model, mode)
 		return nil
 	})
 	if err != nil {

@@ -21,8 +21,9 @@ type Scenario struct {
 	About string // one line for people
 	// Seed makes the catalog and the flow reproducible.
 	Seed uint64
-	// Markets is the number of generated markets (some of the generated
-	// catalog's markets are already closed and are not recorded).
+	// Markets is the number of open markets: the catalog is generated
+	// with as many more as it takes (a generated catalog closes about one
+	// event in ten).
 	Markets int
 	// Duration is the simulated time the recording covers.
 	Duration time.Duration
@@ -35,6 +36,10 @@ type Scenario struct {
 	// EndAfter, when positive, moves every market's end date to this long
 	// after the start: within Duration, the markets resolve during the run.
 	EndAfter time.Duration
+	// Settings are configuration settings ("key=value", as mmbot's --set
+	// takes them) the scenario applies on top of the defaults of every
+	// model, e.g. end-date horizons that fit in the run.
+	Settings []string
 }
 
 // RewardTerms are a market's liquidity-reward terms, as the catalog holds
@@ -48,20 +53,22 @@ type Options struct {
 	Seed     uint64        // base seed; each scenario adds its own offset
 	Markets  int           // generated markets per scenario
 	Duration time.Duration // of every scenario
+	Seeds    int           // replicas of every scenario, each with its own seed
 }
 
 // DefaultOptions are the full scoreboard's; ShortOptions the short
 // version's that the tests regenerate.
 var (
-	DefaultOptions = Options{Seed: 1, Markets: 8, Duration: time.Hour}
-	ShortOptions   = Options{Seed: 1, Markets: 3, Duration: 10 * time.Minute}
+	DefaultOptions = Options{Seed: 1, Markets: 3, Duration: 20 * time.Minute, Seeds: 5}
+	ShortOptions   = Options{Seed: 1, Markets: 2, Duration: 10 * time.Minute, Seeds: 2}
 )
 
 // Scenarios returns the named scenarios in their table order. Every field
-// that is not set takes the simulator's default flow: volatility 0.3 logit
-// per sqrt(hour), 0.5 jumps an hour, 0.2 takers a second per market of
-// which 30% are informed, a five-level background maker 2 cents either side
-// of the fair value.
+// that is not set takes the simulator's default flow (sim.FlowConfig): a
+// true value moving 0.3 logit per sqrt(hour) with 0.5 news jumps an hour, a
+// public value that follows it with a 5 minute time constant, 0.2 takers a
+// second per market of which 30% are informed, a five-level background
+// maker 1 cent either side of the public value.
 func Scenarios(o Options) []Scenario {
 	none := -1.0 // "none" for the simulator's rates whose zero means the default
 	base := func(name, about string, k uint64) Scenario {
@@ -70,25 +77,30 @@ func Scenarios(o Options) []Scenario {
 	calm := base("calm", "low volatility (0.15), no jumps, 30% informed takers", 1)
 	calm.Flow = sim.FlowConfig{Volatility: 0.15, JumpRate: none}
 
-	trend := base("trending", "every fair value drifts up 1.0 logit an hour, no jumps", 2)
+	trend := base("trending", "every true value drifts up 1.0 logit an hour, no jumps", 2)
 	trend.Flow = sim.FlowConfig{Drift: 1.0, JumpRate: none}
 
 	jumps := base("jumps", "6 jumps an hour of sd 0.7 logit on top of the default volatility", 3)
 	jumps.Flow = sim.FlowConfig{JumpRate: 6, JumpSize: 0.7}
 
-	informed := base("informed", "60% of takers trade toward the fair value", 4)
+	informed := base("informed", "60% of takers trade on the true value", 4)
 	informed.Flow = sim.FlowConfig{Informed: 0.6}
 
 	thin := base("thin", "thin wide books: 2 background levels of 20 shares 5 cents out, 0.05 takers a second", 5)
 	thin.Flow = sim.FlowConfig{MakerLevels: 2, MakerSize: 20, MakerHalfSpread: 0.05, MakerSpacing: 0.02, TakerRate: 0.05}
 
-	// The defaults stop quoting an hour before the end date and only
-	// reduce the position in the six hours before that (strategy.end_date):
-	// with the end inside the run, they keep every model out of the
-	// market. A run long enough to show the whole approach costs seven
-	// hours of replay per model (docs/scoreboard.md).
-	end := base("end-date", "every market ends three quarters into the run and resolves", 6)
-	end.EndAfter = o.Duration * 3 / 4
+	// The defaults taper from a day before the end date, only reduce the
+	// position from six hours before and stop an hour before
+	// (strategy.end_date): the scenario shrinks the three horizons into
+	// the run (two thirds, one third and a ninth of the time to the end),
+	// so that quoting, the taper, the reduce-only phase and the stop are
+	// all exercised and measured.
+	endAfter := o.Duration * 3 / 4
+	end := base("end-date", fmt.Sprintf("every market ends and resolves %s in; taper %s, reduce-only %s, stop %s before the end",
+		endAfter, endAfter*2/3, endAfter/3, endAfter/9), 6)
+	end.EndAfter = endAfter
+	end.Settings = []string{"strategy.end_date.taper=" + (endAfter * 2 / 3).String(), "strategy.end_date.reduce_only=" + (endAfter / 3).String(),
+		"strategy.end_date.stop=" + (endAfter / 9).String()}
 
 	rewards := base("rewards", "every market pays 100 a day to quotes within 3 cents of at least 20 shares", 7)
 	rewards.Rewards = &RewardTerms{MaxSpreadCents: decimal.NewFromInt(3), MinSize: decimal.NewFromInt(20), DailyRate: decimal.NewFromInt(100)}

@@ -22,8 +22,14 @@ import (
 
 // testBuild builds bands two and four cents out, 10 shares a side, with a
 // position limit of 40 shares: enough to trade, small enough to be tested.
-func testBuild(model string) (*Setup, error) {
-	m, err := strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.02, 0.04}, Sizes: []float64{10, 10}})
+func testBuild(model string, _ []string) (*Setup, error) {
+	var m strategy.Model
+	var err error
+	if model == "naive" {
+		m, err = strategy.NewNaive(strategy.NaiveParams{Size: 10})
+	} else {
+		m, err = strategy.NewBands(strategy.BandsParams{Offsets: []float64{0.02, 0.04}, Sizes: []float64{10, 10}})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -52,13 +58,13 @@ func testScenarios(t *testing.T, names ...string) []Scenario {
 
 func render(t *testing.T, workers int, sc []Scenario) ([]Row, string) {
 	t.Helper()
-	rows, err := Run(context.Background(), Config{Scenarios: sc, Models: []string{"bands"},
-		Modes: []fillmodel.Mode{fillmodel.ModeConservative, fillmodel.ModeQueue}, Build: testBuild, Seed: 1, Workers: workers})
+	rows, err := Run(context.Background(), Config{Scenarios: sc, Models: []string{"bands", "naive"},
+		Modes: []fillmodel.Mode{fillmodel.ModeConservative, fillmodel.ModeQueue}, Build: testBuild, Seed: 1, Seeds: 2, Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := Write(&b, &Doc{Command: "test", Default: "bands", Seed: 1, Scenarios: sc, Rows: rows}); err != nil {
+	if err := Write(&b, &Doc{Command: "test", Default: "bands", Seed: 1, Seeds: 2, Scenarios: sc, Rows: rows}); err != nil {
 		t.Fatal(err)
 	}
 	return rows, b.String()
@@ -77,8 +83,8 @@ func TestRunDeterministic(t *testing.T) {
 	if again != many {
 		t.Fatal("two runs with 4 workers differ")
 	}
-	if len(rows) != 6 {
-		t.Fatalf("%d rows, want 3 scenarios × 1 model × 2 modes", len(rows))
+	if len(rows) != 24 {
+		t.Fatalf("%d rows, want 3 scenarios × 2 seeds × 2 models × 2 modes", len(rows))
 	}
 	fills := 0
 	for _, r := range rows {
@@ -93,7 +99,8 @@ func TestRunDeterministic(t *testing.T) {
 	if fills == 0 {
 		t.Fatal("no fill in any run: the table measures nothing")
 	}
-	for _, want := range []string{"| calm | bands (default) | conservative |", "| rewards | bands (default) | queue |", "| informed | loses less than bands |"} {
+	for _, want := range []string{"| calm | bands (default) | conservative |", "| rewards | naive | queue |", "| informed | loses less than naive |",
+		"| calm | 60 s mid-to-mid markout better than naive (¢) |"} {
 		if !strings.Contains(one, want) {
 			t.Errorf("table lacks %q:\n%s", want, one)
 		}

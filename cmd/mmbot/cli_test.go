@@ -60,7 +60,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		{"recording convert", "Copies the recording IN into OUT"},
 		{"recording info", "Describes a recording"},
 		{"sim", "Runs the simulated exchange"},
-		{"scoreboard", "Generates a recording of the simulated exchange for each named market"},
+		{"scoreboard", "Generates recordings of the simulated exchange for each named market"},
 		{"markets", "Lists the order-book API's markets"},
 		{"orders", "Lists the orders in the state journal"},
 		{"journal", "Maintains the state journal"},

@@ -23,14 +23,17 @@ import (
 	"github.com/mmbot/mmbot/risk"
 )
 
-const scoreboardLong = `Generates a recording of the simulated exchange for each named market
+const scoreboardLong = `Generates recordings of the simulated exchange for each named market
 scenario (calm, trending, jumps, informed takers, thin wide books, markets
 reaching their end date, reward-paying markets) on its simulated clock, with
-fixed seeds, then replays each through every model (bands, avellaneda,
-glft) with the configuration's defaults under the conservative and the
-queue fill models, and prints a Markdown table: PnL, its sd over the run's
-minutes, max drawdown, inventory sd, fills, volume, markouts at 10 s and
-60 s, reward share, orders per fill and risk-limit breaches.
+--seeds seeds each, then replays each through every model (bands,
+avellaneda, glft and the naive benchmark) with the configuration's defaults
+under the conservative and the queue fill models, and prints a Markdown
+table of means over the seeds with 95% t-intervals: PnL, PnL per notional
+and per fill, fills, the realized-spread and mid-to-mid markouts, inventory
+sd, max drawdown, reward share, orders per fill and risk-limit breaches;
+then the default model's aims, won, tied or lost on the intervals (of the
+difference from the naive quoter, paired by seed).
 
 The output depends only on the flags: run it twice, get the same bytes.
 --out FILE replaces the part of FILE between the lines
@@ -40,7 +43,8 @@ the short version the tests compare byte for byte. Progress goes to stderr.`
 
 const scoreboardExample = `  mmbot scoreboard --out docs/scoreboard.md
   mmbot scoreboard --short
-  mmbot scoreboard --scenario informed --duration 2h`
+  mmbot scoreboard --scenario informed --duration 2h
+  mmbot scoreboard --seeds 20 --markets 8 --duration 1h   # the long run`
 
 // Markers of the generated part of a file written with --out.
 const (
@@ -49,7 +53,7 @@ const (
 )
 
 // scoreboardModels are the models the scoreboard compares, in table order.
-var scoreboardModels = []string{"bands", "avellaneda", "glft"}
+var scoreboardModels = []string{"bands", "avellaneda", "glft", "naive"}
 
 type scoreboardFlags struct {
 	short     bool
@@ -57,6 +61,7 @@ type scoreboardFlags struct {
 	duration  time.Duration
 	markets   int
 	seed      uint64
+	seeds     int
 	scenarios []string
 	workers   int
 }
@@ -76,6 +81,7 @@ func newScoreboardCmd(e *env) *cobra.Command {
 	fs.DurationVar(&f.duration, "duration", 0, "simulated time of each scenario (default "+scoreboard.DefaultOptions.Duration.String()+")")
 	fs.IntVar(&f.markets, "markets", 0, fmt.Sprintf("generated markets per scenario (default %d)", scoreboard.DefaultOptions.Markets))
 	fs.Uint64Var(&f.seed, "seed", 1, "base seed of the scenarios and the fill model")
+	fs.IntVar(&f.seeds, "seeds", 0, fmt.Sprintf("seeds per scenario: every figure is a mean with its 95%% interval over them (default %d)", scoreboard.DefaultOptions.Seeds))
 	fs.StringSliceVar(&f.scenarios, "scenario", nil, "run only these `names` (repeatable): "+
 		strings.Join(scoreboard.Names(scoreboard.Scenarios(scoreboard.DefaultOptions)), ", "))
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "parallel scenarios and replays (the table does not depend on it)")
@@ -99,6 +105,9 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 	if f.markets != 0 {
 		opts.Markets = f.markets
 	}
+	if f.seeds != 0 {
+		opts.Seeds = f.seeds
+	}
 	opts.Seed = f.seed
 	switch {
 	case f.workers < 1:
@@ -107,6 +116,8 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 		return usagef("--duration %s: want at least 1m", opts.Duration)
 	case opts.Markets < 1:
 		return usagef("--markets %d: want at least 1", opts.Markets)
+	case opts.Seeds < 1 || opts.Seeds > 1000:
+		return usagef("--seeds %d: want 1 to 1000", opts.Seeds)
 	}
 	scen, err := scoreboard.Pick(scoreboard.Scenarios(opts), f.scenarios)
 	if err != nil {
@@ -117,22 +128,23 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 		return err
 	}
 	for _, m := range scoreboardModels { // every model's configuration, checked before anything runs
-		if _, err := scoreboardSetup(m); err != nil {
-			return err
+		for _, s := range scen {
+			if _, err := scoreboardSetup(m, s.Settings); err != nil {
+				return fmt.Errorf("scenario %s: %w", s.Name, err)
+			}
 		}
 	}
 	ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	rows, err := scoreboard.Run(ctx, scoreboard.Config{
 		Scenarios: scen, Models: scoreboardModels, Modes: []fillmodel.Mode{fillmodel.ModeConservative, fillmodel.ModeQueue},
-		Build: func(model string) (*scoreboard.Setup, error) { return scoreboardSetup(model) },
-		Seed:  f.seed, Workers: f.workers, Progress: e.stderr,
+		Build: scoreboardSetup, Seed: f.seed, Seeds: opts.Seeds, Workers: f.workers, Progress: e.stderr,
 	})
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
-	doc := &scoreboard.Doc{Command: scoreboardCommand(fs, f), Default: def.Strategy.Model, Seed: f.seed, Scenarios: scen, Rows: rows}
+	doc := &scoreboard.Doc{Command: scoreboardCommand(fs, f), Default: def.Strategy.Model, Seed: f.seed, Seeds: opts.Seeds, Scenarios: scen, Rows: rows}
 	if err := scoreboard.Write(&b, doc); err != nil {
 		return err
 	}
@@ -151,7 +163,7 @@ func runScoreboard(e *env, fs *pflag.FlagSet, f scoreboardFlags) error {
 // flags given, in a fixed order, without --workers (it changes nothing).
 func scoreboardCommand(fs *pflag.FlagSet, f scoreboardFlags) string {
 	args := []string{"mmbot scoreboard"}
-	for _, name := range []string{"short", "duration", "markets", "seed", "scenario", "out"} {
+	for _, name := range []string{"short", "duration", "markets", "seed", "seeds", "scenario", "out"} {
 		fl := fs.Lookup(name)
 		if fl == nil || !fl.Changed {
 			continue
@@ -202,12 +214,18 @@ func spliceScoreboard(doc, table string) (string, error) {
 
 // scoreboardConfig is the default configuration, with the model when one
 // is named. No file and no environment: the scoreboard scores defaults.
-func scoreboardConfig(model string) (*configs.Config, error) {
+func scoreboardConfig(model string, settings ...string) (*configs.Config, error) {
 	fset := pflag.NewFlagSet("scoreboard config", pflag.ContinueOnError)
 	configs.RegisterFlags(fset)
 	args := []string{"--" + configs.FlagSet, "exchange.embedded_sim=true"}
 	if model != "" {
 		args = append(args, "--"+configs.FlagSet, "strategy.model="+model)
+	}
+	if model == "naive" { // the benchmark: no rule of the daemon's on top
+		args = append(args, "--"+configs.FlagSet, "strategy.adverse.enabled=false", "--"+configs.FlagSet, "strategy.rewards.enabled=false")
+	}
+	for _, s := range settings {
+		args = append(args, "--"+configs.FlagSet, s)
 	}
 	if err := fset.Parse(args); err != nil {
 		return nil, err
@@ -221,8 +239,8 @@ func scoreboardConfig(model string) (*configs.Config, error) {
 
 // scoreboardSetup builds one run of a model from the default
 // configuration, as mmbot backtest would.
-func scoreboardSetup(model string) (*scoreboard.Setup, error) {
-	cfg, err := scoreboardConfig(model)
+func scoreboardSetup(model string, settings []string) (*scoreboard.Setup, error) {
+	cfg, err := scoreboardConfig(model, settings...)
 	if err != nil {
 		return nil, err
 	}

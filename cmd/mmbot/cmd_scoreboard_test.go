@@ -24,7 +24,7 @@ func TestScoreboardShortGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(errOut, "scoreboard: [42/42] ran ") {
+	if !strings.Contains(errOut, "scoreboard: [112/112] ran ") {
 		t.Errorf("no progress on stderr: %q", errOut)
 	}
 	if *updateScoreboard {
@@ -43,16 +43,16 @@ func TestScoreboardShortGolden(t *testing.T) {
 	runs := 0
 	for _, row := range strings.Split(out, "\n") {
 		cells := strings.Split(strings.Trim(row, "| "), " | ")
-		if len(cells) != 15 || (cells[2] != "conservative" && cells[2] != "queue") {
+		if len(cells) != 16 || (cells[2] != "conservative" && cells[2] != "queue") {
 			continue
 		}
 		runs++
-		if cells[14] != "0" {
+		if cells[15] != "0" {
 			t.Errorf("limit breaches: %s", row)
 		}
 	}
-	if runs != 42 {
-		t.Errorf("%d runs in the table, want 7 scenarios × 3 models × 2 fill models", runs)
+	if runs != 56 {
+		t.Errorf("%d rows in the table, want 7 scenarios × 4 models × 2 fill models", runs)
 	}
 }
 
@@ -90,7 +90,7 @@ func TestScoreboardDoc(t *testing.T) {
 	if !ok {
 		t.Fatalf("docs/scoreboard.md has no %q", scoreboardEnd)
 	}
-	if want := "Regenerate with `mmbot scoreboard --out docs/scoreboard.md` (fill-model seed 1).\n"; !strings.HasPrefix(gen, want) {
+	if want := "Regenerate with `mmbot scoreboard --out docs/scoreboard.md`: 5 seeds per scenario"; !strings.HasPrefix(gen, want) {
 		t.Errorf("the generated part starts %q, want %q", firstLine(gen), want)
 	}
 	golden, err := os.ReadFile(scoreboardGolden)

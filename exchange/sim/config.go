@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"slices"
 	"strings"
@@ -81,44 +80,6 @@ type Config struct {
 	// has been answered (from the request's goroutine; it must be safe for
 	// concurrent use). mmbot sim --request-log writes them to a file.
 	OnRequest func(RequestRecord)
-}
-
-// FlowConfig configures the simulated order flow of every open market.
-type FlowConfig struct {
-	// Disabled turns the flow off: no fair-value moves, no background
-	// makers, no takers. Markets still close and resolve at their end date.
-	Disabled bool
-	// Volatility is the fair value's standard deviation in logit space
-	// per square root of an hour (default 0.3).
-	Volatility float64
-	// Drift is the fair value's trend in logit space per hour (default 0:
-	// none; negative trends down), the same for every market.
-	Drift float64
-	// JumpRate is the expected number of jumps per market per hour
-	// (default 0.5; negative means none); JumpSize their standard
-	// deviation in logit space (default 0.7).
-	JumpRate float64
-	JumpSize float64
-	// TakerRate is the expected number of taker orders per market per
-	// second (default 0.2; negative means none), arriving as a Poisson
-	// process.
-	TakerRate float64
-	// TakerSize is the mean taker size in shares (default 25; sizes are
-	// exponentially distributed and at least the market's minimum).
-	TakerSize float64
-	// Informed is the fraction of takers that trade toward the fair value
-	// (default 0.3; negative means none); the others buy or sell at random.
-	Informed float64
-	// MakerLevels is the number of background-maker levels per side
-	// (default 5), MakerSize their size in shares (default 200),
-	// MakerHalfSpread the distance of the best background level from the
-	// fair value (default 0.02), MakerSpacing the distance between levels
-	// (default 0.01), MakerRequote how often the ladder moves (default 5s).
-	MakerLevels     int
-	MakerSize       float64
-	MakerHalfSpread float64
-	MakerSpacing    float64
-	MakerRequote    time.Duration
 }
 
 // Faults are injected failures. Rates are fractions in [0, 1] of requests.
@@ -224,40 +185,6 @@ func (c *Config) fill() error {
 	}
 	if err := checkAddr(c.Addr, c.AllowPublic); err != nil {
 		return err
-	}
-	return nil
-}
-
-func (f *FlowConfig) fill() error {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&f.Volatility, 0.3)
-	def(&f.JumpRate, 0.5)
-	def(&f.JumpSize, 0.7)
-	def(&f.TakerRate, 0.2)
-	def(&f.TakerSize, 25)
-	def(&f.Informed, 0.3)
-	def(&f.MakerSize, 200)
-	def(&f.MakerHalfSpread, 0.02)
-	def(&f.MakerSpacing, 0.01)
-	if f.MakerLevels == 0 {
-		f.MakerLevels = 5
-	}
-	if f.MakerRequote == 0 {
-		f.MakerRequote = 5 * time.Second
-	}
-	switch {
-	case f.Volatility < 0, f.JumpSize < 0, f.TakerSize <= 0:
-		return fmt.Errorf("sim: flow rates and sizes must not be negative: %+v", *f)
-	case math.IsNaN(f.Drift) || math.IsInf(f.Drift, 0) || math.Abs(f.Drift) > 100:
-		return fmt.Errorf("sim: drift %v per hour outside [-100, 100]", f.Drift)
-	case f.Informed > 1:
-		return fmt.Errorf("sim: informed fraction %v outside [0, 1]", f.Informed)
-	case f.MakerLevels < 1 || f.MakerSize <= 0 || f.MakerHalfSpread <= 0 || f.MakerSpacing <= 0 || f.MakerRequote <= 0:
-		return fmt.Errorf("sim: background maker settings must be positive: %+v", *f)
 	}
 	return nil
 }

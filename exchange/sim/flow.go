@@ -15,10 +15,11 @@ import (
 // flowFund is what each flow account starts with: 10^9 units of collateral.
 const flowFund = 1_000_000_000 * engine.Unit
 
-// flow is the simulated order flow: a fair-value process per market, a
-// background maker that keeps a ladder of BUY orders on both outcomes around
-// the fair value, and noise and informed takers arriving as a Poisson
-// process. It runs under Exchange.mu.
+// flow is the simulated order flow (docs/simulator.md, "Order flow"): per
+// market a true value and a public value that lags it, background makers
+// that quote around the public value, informed takers that trade on the
+// true value, and noise takers with heavy-tailed sizes. It runs under
+// Exchange.mu.
 type flow struct {
 	e        *Exchange
 	cfg      FlowConfig
@@ -28,10 +29,37 @@ type flow struct {
 	informed *account
 	n        uint64 // order counter for ids
 	seed     uint64
+	mk       map[*mstate]*flowMarket
 }
 
+// flowMarket is the flow's own state of one market. The true value's logit
+// is mstate.logit = diff + jump: diff the diffusion (random walk and
+// drift), jump the sum of news jumps. The public value's logit is pdiff +
+// pjump: pdiff follows diff with the time constant Lead and moves toward
+// it by InformedImpact of the gap after each informed trade (the makers
+// learn from the order flow); pjump follows jump the same way with the
+// time constant NewsLag.
+type flowMarket struct {
+	diff, jump   float64
+	pdiff, pjump float64
+	pub          float64  // the public value's logit: pdiff + pjump
+	sweeps       []sweep  // informed orders of a news burst still to send
+	waiting      []waiter // informed takers waiting for the book to cross the true value
+}
+
+// waiter is an informed taker that arrived when the book held no edge: it
+// trades as soon as one appears, until it gives up.
+type waiter struct {
+	size  int64
+	until time.Time
+}
+
+// sweep is one order of a news burst: sent at its time, toward the true
+// value as it is then.
+type sweep struct{ at time.Time }
+
 func newFlow(e *Exchange, cfg FlowConfig, seed uint64) (*flow, error) {
-	f := &flow{e: e, cfg: cfg, seed: seed, r: rand.New(rand.NewPCG(seed, 0x666c6f77))}
+	f := &flow{e: e, cfg: cfg, seed: seed, r: rand.New(rand.NewPCG(seed, 0x666c6f77)), mk: map[*mstate]*flowMarket{}}
 	f.maker = e.flowAccount("sim-maker", flowWallet(seed, "maker"), flowFund)
 	f.noise = e.flowAccount("sim-noise-taker", flowWallet(seed, "noise"), flowFund)
 	f.informed = e.flowAccount("sim-informed-taker", flowWallet(seed, "informed"), flowFund)
@@ -39,11 +67,21 @@ func newFlow(e *Exchange, cfg FlowConfig, seed uint64) (*flow, error) {
 		now := e.clock()
 		for _, s := range e.markets {
 			if !s.closed {
-				f.requote(s, now)
+				f.requote(s, f.market(s, now), now)
 			}
 		}
 	}
 	return f, nil
+}
+
+// market returns s's flow state, starting it at s's current fair value.
+func (f *flow) market(s *mstate, now time.Time) *flowMarket {
+	m, ok := f.mk[s]
+	if !ok {
+		m = &flowMarket{diff: s.logit, pdiff: s.logit, pub: s.logit}
+		f.mk[s] = m
+	}
+	return m
 }
 
 // flowWallet derives a flow account's wallet address from the seed.
@@ -54,13 +92,16 @@ func flowWallet(seed uint64, name string) string {
 	return "0x" + hex.EncodeToString(h[:20])
 }
 
-// winner draws a resolution: outcome 0 wins with the fair probability.
+// winner draws a resolution: outcome 0 wins with the true probability.
 func (f *flow) winner(s *mstate) int {
 	if f.r.Float64() < s.fair() {
 		return 0
 	}
 	return 1
 }
+
+// logitCap bounds the true value's logit (a price of about 0.0025 to 0.9975).
+const logitCap = 6
 
 // step advances every open market by dt ending at now.
 func (f *flow) step(dt time.Duration, now time.Time) {
@@ -73,79 +114,72 @@ func (f *flow) step(dt time.Duration, now time.Time) {
 		if s.closed {
 			continue
 		}
-		moved := f.cfg.Drift*hours + f.cfg.Volatility*math.Sqrt(hours)*f.r.NormFloat64()
+		m := f.market(s, now)
+		m.diff += f.cfg.Drift*hours + f.cfg.Volatility*math.Sqrt(hours)*f.r.NormFloat64()
 		if f.r.Float64() < max(0, f.cfg.JumpRate)*hours {
-			moved += f.cfg.JumpSize * f.r.NormFloat64()
+			j := f.cfg.JumpSize * f.r.NormFloat64()
+			m.jump += j
+			f.news(m, now)
 		}
-		s.logit = max(-6, min(6, s.logit+moved))
-		if now.Sub(s.requote) >= f.cfg.MakerRequote || math.Abs(s.fair()-f.ladderMid(s)) > f.cfg.MakerHalfSpread {
-			f.requote(s, now)
+		m.diff = max(-logitCap-m.jump, min(logitCap-m.jump, m.diff))
+		s.logit = m.diff + m.jump
+		m.catchUp(dt, f.cfg.Lead, f.cfg.NewsLag)
+		for len(m.sweeps) > 0 && !m.sweeps[0].at.After(now) {
+			m.sweeps = m.sweeps[1:]
+			f.sweep(s, m, now)
 		}
+		if now.Sub(s.requote) >= f.cfg.MakerRequote || math.Abs(sigmoid(m.pub)-s.ladder) > f.cfg.MakerHalfSpread {
+			f.requote(s, m, now)
+		}
+		f.retry(s, m, now)
 		for k := poisson(f.r, max(0, f.cfg.TakerRate)*secs); k > 0; k-- {
-			f.take(s, now)
+			f.take(s, m, now)
 		}
 	}
 }
 
-// ladderMid is the fair value the current ladder was built around.
-func (f *flow) ladderMid(s *mstate) float64 { return s.ladder }
-
-// requote replaces the background maker's ladder in a market.
-func (f *flow) requote(s *mstate, now time.Time) {
-	id := s.id
-	f.e.eng.CancelAll(f.maker.id(), id, now)
-	fair := s.fair()
-	s.requote, s.ladder = now, fair
-	size := max(s.minSize, roundLot(f.cfg.MakerSize))
-	for k := 0; k < f.cfg.MakerLevels; k++ {
-		off := f.cfg.MakerHalfSpread + float64(k)*f.cfg.MakerSpacing
-		bid := floorTick(fair-off, s.tick)
-		ask := ceilTick(fair+off, s.tick)
-		if bid >= s.tick {
-			f.place(f.maker, s, 0, engine.Buy, bid, size, engine.GTC, now)
-		}
-		if ask <= engine.Unit-s.tick {
-			f.place(f.maker, s, 1, engine.Buy, engine.Unit-ask, size, engine.GTC, now)
-		}
-	}
-	f.e.touch(id)
-}
-
-// take sends one taker order: informed takers buy whichever outcome is
-// cheap against the fair value (limit at the fair value), noise takers buy
-// or sell a random outcome a little through the touch.
-func (f *flow) take(s *mstate, now time.Time) {
-	size := max(s.minSize, roundLot(f.cfg.TakerSize*f.r.ExpFloat64()))
-	fair := s.fair()
-	if f.r.Float64() < max(0, f.cfg.Informed) {
-		_, ask0, _ := f.e.eng.BestBidAsk(s.m.TokenIDs[0])
-		bid0, _, _ := f.e.eng.BestBidAsk(s.m.TokenIDs[0])
-		switch p := floorTick(fair, s.tick); {
-		case ask0 > 0 && float64(ask0)/float64(engine.Unit) < fair && p >= s.tick:
-			f.place(f.informed, s, 0, engine.Buy, p, size, engine.FAK, now)
-		case bid0 > 0 && float64(bid0)/float64(engine.Unit) > fair:
-			if q := floorTick(1-fair, s.tick); q >= s.tick {
-				f.place(f.informed, s, 1, engine.Buy, q, size, engine.FAK, now)
-			}
-		}
-		return
-	}
-	outcome := f.r.IntN(2)
-	tok := s.m.TokenIDs[outcome]
-	bid, ask, _ := f.e.eng.BestBidAsk(tok)
-	slip := 2 * s.tick
-	if f.r.IntN(2) == 0 && f.e.eng.ShareBalance(f.noise.id(), tok) >= size && bid > 0 {
-		f.place(f.noise, s, outcome, engine.Sell, max(s.tick, bid-slip), size, engine.FAK, now)
-		return
-	}
-	if ask > 0 {
-		f.place(f.noise, s, outcome, engine.Buy, min(engine.Unit-s.tick, ask+slip), size, engine.FAK, now)
+// news schedules the informed burst of a jump: NewsSweeps orders spread
+// evenly over NewsSweepWindow, the first at once.
+func (f *flow) news(m *flowMarket, now time.Time) {
+	n := f.cfg.NewsSweeps
+	for k := 0; k < n; k++ {
+		m.sweeps = append(m.sweeps, sweep{at: now.Add(f.cfg.NewsSweepWindow * time.Duration(k) / time.Duration(max(1, n)))})
 	}
 }
+
+// catchUp moves the public value toward the true value over dt: the
+// diffusion part by the fraction 1 − exp(−dt/lead) of its gap, the jump
+// part by 1 − exp(−dt/newsLag) of its gap (at once for a zero time
+// constant).
+func (m *flowMarket) catchUp(dt, lead, newsLag time.Duration) {
+	m.pdiff += (m.diff - m.pdiff) * closes(dt, lead)
+	m.pjump += (m.jump - m.pjump) * closes(dt, newsLag)
+	m.pub = m.pdiff + m.pjump
+}
+
+// closes is the fraction of a gap a partial adjustment with time constant
+// tau closes in dt.
+func closes(dt, tau time.Duration) float64 {
+	if tau <= 0 {
+		return 1
+	}
+	return 1 - math.Exp(-float64(dt)/float64(tau))
+}
+
+// learn moves the public value toward the true value by the fraction
+// impact of each part's gap: the makers' update after an informed trade.
+func (m *flowMarket) learn(impact float64) {
+	m.pdiff += impact * (m.diff - m.pdiff)
+	m.pjump += impact * (m.jump - m.pjump)
+	m.pub = m.pdiff + m.pjump
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // place sends a flow order through the same path as HTTP orders (records,
-// events) and ignores rejections (an FAK with nothing to take).
-func (f *flow) place(a *account, s *mstate, outcome int, side engine.Side, price, size int64, tif engine.TIF, now time.Time) {
+// events), ignores rejections (an FAK with nothing to take) and reports
+// whether it traded.
+func (f *flow) place(a *account, s *mstate, outcome int, side engine.Side, price, size int64, tif engine.TIF, now time.Time) bool {
 	f.n++
 	req := engine.OrderRequest{
 		ID: fmt.Sprintf("flow-%d", f.n), Account: a.id(), Token: s.m.TokenIDs[outcome],
@@ -153,6 +187,7 @@ func (f *flow) place(a *account, s *mstate, outcome int, side engine.Side, price
 	}
 	res, _ := f.e.eng.Place(req, now)
 	f.e.afterPlace(s, res, nil, now)
+	return len(res.Fills) > 0
 }
 
 // poisson draws a Poisson variate with mean lambda (Knuth; lambda is small).

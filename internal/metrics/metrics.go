@@ -43,6 +43,11 @@ type Metrics struct {
 	MarkoutGain   *prometheus.CounterVec // label horizon: collateral, fills the fair value moved towards
 	MarkoutLoss   *prometheus.CounterVec // label horizon: collateral, fills the fair value moved against
 	MarkoutShares *prometheus.CounterVec // label horizon: shares whose markout was measured
+	// MarkoutMidGain and MarkoutMidLoss are the mid-to-mid markouts: the
+	// fair value's move from the fill to horizon after it (the adverse
+	// selection, without the half spread the fill earned).
+	MarkoutMidGain *prometheus.CounterVec // label horizon: collateral
+	MarkoutMidLoss *prometheus.CounterVec // label horizon: collateral
 }
 
 // New creates the collectors and registers them on reg.
@@ -95,6 +100,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Markouts of fills that the fair value moved against, horizon after the fill: size times the move, in collateral."}, []string{"horizon"}),
 		MarkoutShares: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_markout_shares_total",
 			Help: "Shares filled whose markout at horizon was measured."}, []string{"horizon"}),
+		MarkoutMidGain: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_markout_mid_gain_total",
+			Help: "Mid-to-mid markouts of fills the fair value moved towards: size times the fair value's move from the fill to horizon after it, in collateral."}, []string{"horizon"}),
+		MarkoutMidLoss: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_markout_mid_loss_total",
+			Help: "Mid-to-mid markouts of fills the fair value moved against: size times the fair value's move from the fill to horizon after it, in collateral."}, []string{"horizon"}),
 	}
 	// The two statuses exist from the start, at 0, so that the first 401
 	// is an increase (a series born at 1 has none).
@@ -103,7 +112,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
 		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds, m.MarketDataRefused,
 		m.LiveOrders, m.Markets, m.CycleErrors, m.LastCycle, m.AuthFailures, m.RateCap, m.RateAdmitted, m.Drawdown,
-		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares} {
+		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares, m.MarkoutMidGain, m.MarkoutMidLoss} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

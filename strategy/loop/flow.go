@@ -17,8 +17,12 @@ func (l *Loop) observeFlow(rep *CycleReport) {
 		if mr == nil {
 			continue
 		}
-		mr.st.Adverse.AddFill(strategy.OwnFill{Outcome: f.Outcome, Side: f.Side, Price: f.Price.InexactFloat64(),
-			Size: f.Size.InexactFloat64(), Time: f.Time}, &mr.snap)
+		of := strategy.OwnFill{Outcome: f.Outcome, Side: f.Side, Price: f.Price.InexactFloat64(),
+			Size: f.Size.InexactFloat64(), Time: f.Time}
+		if mr.hasFair {
+			of.Mid = mr.fair // the fair value of the cycle that found the fill
+		}
+		mr.st.Adverse.AddFill(of, &mr.snap)
 	}
 	for _, mr := range l.markets {
 		if mr.stopped == "" && mr.hasFair {
