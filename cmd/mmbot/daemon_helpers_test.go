@@ -40,12 +40,16 @@ var (
 // time waiting on daemons' wall clocks (cycles, kills, restarts, fault
 // phases), not on the CPU, so more of them than there are cores (the
 // default) finish sooner. Each owns its simulated exchange, ports (0),
-// temp dirs and daemon processes, and none sets the environment.
+// temp dirs and daemon processes, and none sets the environment. Under
+// -race the daemons are built with the race detector, which multiplies
+// their CPU time several times: there Go's default (one test per core)
+// stays, or the timing checks (a guard's cancel deadline, a fault phase's
+// request count) would measure a starved CPU.
 const waitParallel = 8
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if !flagSet("test.parallel") {
+	if !flagSet("test.parallel") && !raceBuild {
 		if err := flag.Set("test.parallel", fmt.Sprint(waitParallel)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
