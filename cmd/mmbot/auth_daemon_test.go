@@ -90,6 +90,7 @@ func TestDaemonWrongSecretExitsAtStart(t *testing.T) {
 // saying plainly what to do, instead of retrying every order until
 // shutdown.cancel_timeout (about 1000 refused cancels in 10 s before).
 func TestDaemonCredentialsRevokedWhileRunning(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	se := newSimEnv(t, simOptions{seed: 62, markets: 3})
 	dir := t.TempDir()

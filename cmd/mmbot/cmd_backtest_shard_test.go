@@ -57,6 +57,7 @@ func shardSweepArgs(cfg, rec string) []string {
 // bytes of the sweep run whole: sweep.csv, sweep.txt, sweep.json, the
 // table and the JSON printed.
 func TestBacktestShardsMergeInProcess(t *testing.T) {
+	t.Parallel()
 	rec, cfg := btSetup(t, btConfig)
 	args := shardSweepArgs(cfg, rec)
 	whole, shards, merged := t.TempDir(), t.TempDir(), t.TempDir()
@@ -152,6 +153,7 @@ func shardEnv(extra ...string) []string {
 // one volume), merged by a fifth: the bytes of the same sweep run in one
 // process.
 func TestBacktestShardsAsProcesses(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	rec, cfg := btSetup(t, btConfig)
 	args := shardSweepArgs(cfg, rec)
@@ -199,6 +201,7 @@ func TestBacktestShardsAsProcesses(t *testing.T) {
 // shard; the configuration keys a backtest never reads, and where a value
 // came from, do not make another sweep.
 func TestBacktestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	rec, cfg := btSetup(t, btConfig)
 	// Two combinations in three shards: shard 2/3 is empty and costs no
 	// replay.

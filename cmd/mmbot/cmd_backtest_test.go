@@ -113,6 +113,7 @@ func runBt(args ...string) (int, string, string) {
 }
 
 func TestBacktestCommand(t *testing.T) {
+	t.Parallel()
 	rec, cfg := btSetup(t, btConfig)
 	outA, outB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	code, stdout, stderr := runBt("backtest", "-c", cfg, "--data", rec, "--out", outA)
@@ -150,6 +151,7 @@ func TestBacktestCommand(t *testing.T) {
 }
 
 func TestBacktestFlagsAndJSON(t *testing.T) {
+	t.Parallel()
 	rec, cfg := btSetup(t, btConfig)
 	code, stdout, stderr := runBt("backtest", "-c", cfg, "--data", rec, "--json", "--fill-model", "optimistic",
 		"--latency-order", "uniform:10ms-30ms", "--latency-data", "0s", "--seed", "9")
@@ -181,6 +183,7 @@ func TestBacktestFlagsAndJSON(t *testing.T) {
 }
 
 func TestBacktestSweep(t *testing.T) {
+	t.Parallel()
 	rec, cfg := btSetup(t, btConfig)
 	dir := t.TempDir()
 	args := []string{"backtest", "-c", cfg, "--data", rec, "--sweep", "offset=0.01,0.02", "--sweep", "levels=1,3",
@@ -219,6 +222,7 @@ func TestBacktestSweep(t *testing.T) {
 }
 
 func TestBacktestErrors(t *testing.T) {
+	t.Parallel()
 	rec, cfg := btSetup(t, btConfig)
 	asCfg := filepath.Join(t.TempDir(), "as.toml")
 	if err := os.WriteFile(asCfg, []byte("[strategy]\nmodel = \"avellaneda\"\n"), 0o600); err != nil {

@@ -14,6 +14,7 @@ import (
 // mmbot export recording writes the three files and says what it wrote;
 // the files hold as many rows as it says.
 func TestExportRecordingCommand(t *testing.T) {
+	t.Parallel()
 	rec := filepath.Join(t.TempDir(), "rec.jsonl.gz")
 	writeBtRecording(t, rec)
 	out := filepath.Join(t.TempDir(), "pq")
@@ -61,6 +62,7 @@ func TestExportRecordingErrors(t *testing.T) {
 // totals next to series.csv, with as many rows as the run has fills and
 // series.csv has token and portfolio rows; a sweep writes sweep.parquet.
 func TestBacktestParquet(t *testing.T) {
+	t.Parallel()
 	rec, cfg := btSetup(t, btConfig)
 	dir := t.TempDir()
 	code, stdout, stderr := runBt("backtest", "-c", cfg, "--data", rec, "--out", dir, "--parquet", "--json")

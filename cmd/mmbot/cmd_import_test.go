@@ -141,6 +141,7 @@ func writeCatalog(t *testing.T, path string) {
 // glob) with a catalog and --complement, then mmbot backtest on the
 // recording: both outcomes are quoted and filled.
 func TestImportThenBacktest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeCapture(t, dir)
 	catalog := filepath.Join(dir, "markets.json")
@@ -213,6 +214,7 @@ func TestImportThenBacktest(t *testing.T) {
 
 // Terms from flags instead of a catalog, with --market for the outcomes.
 func TestImportFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeCapture(t, dir)
 	rec := filepath.Join(dir, "rec.jsonl.gz")

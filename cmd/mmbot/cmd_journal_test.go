@@ -64,6 +64,7 @@ func writeJournal(t *testing.T, path string, n int) {
 // TestJournalCompact: after pruning, compact gives the space back; every
 // kept order and fill reads back and the journal checks clean.
 func TestJournalCompact(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "mmbot.db")
 	writeJournal(t, path, 3000)
 	st, err := state.Open(path, state.Options{NoSync: true})
@@ -110,6 +111,7 @@ func TestJournalCompact(t *testing.T) {
 
 // While a daemon holds the journal, compact refuses and changes nothing.
 func TestJournalCompactRefusedWhileLocked(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "mmbot.db")
 	writeJournal(t, path, 20)
 	held, err := state.Open(path, state.Options{NoSync: true})

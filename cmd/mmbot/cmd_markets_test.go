@@ -186,6 +186,7 @@ func TestMarketsErrors(t *testing.T) {
 // TestMarketsSaysWhyItWaits: a throttled page is retried after its
 // Retry-After, and the wait is said on stderr, not silent.
 func TestMarketsSaysWhyItWaits(t *testing.T) {
+	t.Parallel()
 	n := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n++

@@ -83,6 +83,7 @@ func checkRecording(t *testing.T, path, source string, wantMarkets int) (books, 
 // TestRecordCommand records version 2, the default, from the simulated
 // exchange.
 func TestRecordCommand(t *testing.T) {
+	t.Parallel()
 	_, urls := startFlowSim(t, 12, 3, nil)
 	cfg := paperConfig(t, urls, filepath.Join(t.TempDir(), "unused.db"), "")
 	out := filepath.Join(t.TempDir(), "rec.mmrec")

@@ -33,6 +33,7 @@ func gunzipFile(t *testing.T, path string) []byte {
 // the same JSON lines, and mmbot backtest replays the version 2 file to the
 // same results as the version 1 one.
 func TestRecordingConvertBothWays(t *testing.T) {
+	t.Parallel()
 	v1, cfg := btSetup(t, btConfig)
 	dir := t.TempDir()
 	v2, back := filepath.Join(dir, "rec.mmrec"), filepath.Join(dir, "back.jsonl.gz")

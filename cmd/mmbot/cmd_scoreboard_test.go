@@ -20,6 +20,7 @@ const scoreboardGolden = "testdata/scoreboard-short.md"
 // here (rewrite it with -update-scoreboard, and regenerate
 // docs/scoreboard.md with the command it names).
 func TestScoreboardShortGolden(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, nil, "scoreboard", "--short", "--workers", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -150,6 +151,7 @@ func TestScoreboardUsage(t *testing.T) {
 // waiting for them, the same events for the same flags, with the
 // resolutions of a scenario whose markets end.
 func TestSimSimulatedClock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	count := func(name string, args ...string) ([]recording.Event, string) {
 		path := filepath.Join(dir, name)

@@ -193,6 +193,7 @@ func TestSimDefaultAddrMatchesTheExampleConfig(t *testing.T) {
 // With account.credentials_file and no exchange URLs, mmbot run trades
 // against the URLs the file holds (as mmbot sim writes them).
 func TestRunTakesTheURLsFromTheCredentialsFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the daemon for two seconds")
 	}

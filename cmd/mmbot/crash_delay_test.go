@@ -118,6 +118,7 @@ func (p *delayProxy) waitIdle() {
 // balances. It ends with a SIGTERM and exact positions. CRASH_LONG=1 runs
 // 50 kills; the normal run does 5.
 func TestDaemonCrashDelayedPlacements(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	runs := 5
 	if os.Getenv("CRASH_LONG") == "1" {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,17 +44,59 @@ func (k crashKind) String() string {
 // by SIGSTOP, it checks: every order live on the exchange is a non-final
 // order of the journal, no order hash was ever submitted twice, and (after
 // reconciliation) the journal's positions equal the exchange's balances.
-// It ends with a SIGTERM and a clean final check.
+// Each chain ends with a SIGTERM and a clean final check.
+//
+// The kills run in crashChains independent chains at once, each with its
+// own simulated exchange, journal and daemon (they only wait on the
+// daemons' clocks); the crash points' rate is judged over all of them.
 func TestDaemonCrashRestart(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	seed := *crashSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("kill schedule seed %d (rerun with -crashseed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 0x63726173))
+	const runs = 54
+	var (
+		mu    sync.Mutex
+		count [3]int
+		fired [3]int
+	)
+	start := time.Now()
+	t.Run("chains", func(t *testing.T) {
+		for c := range crashChains {
+			t.Run(fmt.Sprint(c), func(t *testing.T) {
+				t.Parallel()
+				cnt, fr := crashChain(t, bin, seed, c, runs/crashChains)
+				mu.Lock()
+				defer mu.Unlock()
+				for k := range count {
+					count[k] += cnt[k]
+					fired[k] += fr[k]
+				}
+			})
+		}
+	})
+	t.Logf("%d kills in %s: %d random, %d after-intents (%d by the crash point), %d after-send (%d by the crash point)",
+		runs, time.Since(start).Round(time.Second), count[killRandom], count[killAfterIntents], fired[killAfterIntents],
+		count[killAfterSend], fired[killAfterSend])
+	if fired[killAfterIntents] < count[killAfterIntents]/2 || fired[killAfterSend] < count[killAfterSend]/2 {
+		t.Errorf("crash points fired too rarely: %v of %v", fired, count)
+	}
+}
 
-	se := newSimEnv(t, simOptions{seed: 5, markets: 6,
+// crashChains is how many chains of kills TestDaemonCrashRestart runs at
+// once; 54 kills split evenly, a third of each chain of each kind.
+const crashChains = 3
+
+// crashChain kills and restarts one daemon runs times (kinds in turn),
+// checking after every kill and restart, then stops it with SIGTERM and
+// checks that nothing is left. It returns how many runs of each kind it
+// made and how many of those its crash point ended.
+func crashChain(t *testing.T, bin string, seed uint64, chain, runs int) (count, fired [3]int) {
+	rng := rand.New(rand.NewPCG(seed, 0x63726173+uint64(chain)))
+	se := newSimEnv(t, simOptions{seed: 5 + uint64(chain), markets: 6,
 		flow: sim.FlowConfig{TakerRate: 3, TakerSize: 10, Volatility: 4, Informed: 0.2}})
 	dir := t.TempDir()
 	statePath := filepath.Join(dir, "mmbot.db")
@@ -66,10 +109,6 @@ cooldown = "0s"`,
 		strategy: "price_tolerance_ticks = 0", // every price change requotes: the crash points come sooner
 	}.write(t, dir)
 
-	const runs = 54
-	var count [3]int
-	var fired [3]int
-	start := time.Now()
 	se.clock.pause()
 	for i := range runs {
 		kind := crashKind(i % 3)
@@ -110,16 +149,9 @@ cooldown = "0s"`,
 		}
 		crashCheck(t, se, p, statePath, fmt.Sprintf("run %d after %s", i, kind), false)
 		if t.Failed() {
-			t.Fatalf("stopping after run %d (seed %d); last log lines:\n%s", i, seed, p.tail(30))
+			t.Fatalf("stopping after run %d of chain %d (seed %d); last log lines:\n%s", i, chain, seed, p.tail(30))
 		}
 	}
-	t.Logf("%d kills in %s: %d random, %d after-intents (%d by the crash point), %d after-send (%d by the crash point)",
-		runs, time.Since(start).Round(time.Second), count[killRandom], count[killAfterIntents], fired[killAfterIntents],
-		count[killAfterSend], fired[killAfterSend])
-	if fired[killAfterIntents] < count[killAfterIntents]/2 || fired[killAfterSend] < count[killAfterSend]/2 {
-		t.Errorf("crash points fired too rarely: %v of %v", fired, count)
-	}
-
 	// The last run ends with SIGTERM: nothing live, nothing open, all booked.
 	p := startDaemon(t, bin, cfg)
 	p.mustReady(30 * time.Second)
@@ -149,6 +181,7 @@ cooldown = "0s"`,
 	if len(jv.fills) == 0 {
 		t.Errorf("no fill in the whole crash test: the positions check checked nothing")
 	}
+	return count, fired
 }
 
 // crashCheck checks the invariants of a crash at one instant: with the

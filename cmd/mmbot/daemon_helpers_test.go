@@ -35,8 +35,26 @@ var (
 	daemonBuildErr error
 )
 
+// waitParallel is how many tests marked t.Parallel run at once when the
+// command line does not say (-parallel): the end-to-end tests spend their
+// time waiting on daemons' wall clocks (cycles, kills, restarts, fault
+// phases), not on the CPU, so more of them than there are cores (the
+// default) finish sooner. Each owns its simulated exchange, ports (0),
+// temp dirs and daemon processes, and none sets the environment. Under
+// -race the daemons are built with the race detector, which multiplies
+// their CPU time several times: there Go's default (one test per core)
+// stays, or the timing checks (a guard's cancel deadline, a fault phase's
+// request count) would measure a starved CPU.
+const waitParallel = 8
+
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if !flagSet("test.parallel") && !raceBuild {
+		if err := flag.Set("test.parallel", fmt.Sprint(waitParallel)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
 	var dir string
 	if !testing.Short() {
 		var err error
@@ -57,6 +75,13 @@ func TestMain(m *testing.M) {
 // (daemon/crashpoint.go): the crash tests set MMBOT_CRASHPOINT. The release
 // build has none (TestReleaseBuildHasNoCrashpoints).
 const crashpointTag = "mmbot_crashpoint"
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
 
 // buildDaemon runs `go build -tags mmbot_crashpoint -o dir/mmbot .` in this
 // package's directory, with -race when the tests themselves run with it.

@@ -78,6 +78,7 @@ func netPositions(markets map[string][2]string, shares map[string]decimal.Decima
 // 500 ms), and on SIGTERM exit 0 leaving no live order, no non-final
 // journal order, and journal positions equal to the exchange's balances.
 func TestDaemonSession(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	se := newSimEnv(t, simOptions{seed: 21, markets: 8,
 		flow: sim.FlowConfig{TakerRate: 2, TakerSize: 12, Informed: 0.2, Volatility: 0.5}})

@@ -67,6 +67,7 @@ func TestSimErrorsNameTheCommandOnce(t *testing.T) {
 // command and the step once: no "shutdown: shutdown:", no
 // "cancel-all: cancel-all:".
 func TestShutdownAndCancelAllErrorsNameTheirContextOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the daemon for a few seconds")
 	}

@@ -50,6 +50,7 @@ var faultRates = sim.Faults{ErrorRate: 0.1, DBFailureRate: 0.05, DelayRate: 0.03
 // cancels again no order may stay live. SIGTERM then exits 0 with the
 // journal and the exchange agreeing.
 func TestDaemonUnderFaults(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	lim := exchange.DefaultLimits()
 	lim.PostOrderBurst = exchange.Cap{Requests: serverCap, Window: 10 * time.Second}

@@ -18,6 +18,7 @@ import (
 // in its metrics, and keeps quoting the other two. When the books are
 // honest again, the market is quoted again.
 func TestDaemonRefusesGarbageMarket(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	se := newSimEnv(t, simOptions{seed: 44, markets: 4, flow: sim.FlowConfig{TakerRate: 0.5, TakerSize: 10, MakerRequote: time.Second}})
 	dir := t.TempDir()

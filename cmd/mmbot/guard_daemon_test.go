@@ -32,6 +32,7 @@ const (
 // reason, and keep anything new from being placed. SIGTERM then exits 0
 // with nothing live and the journal settled.
 func TestDaemonGuardCancelsWhenBooksStall(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	se := newSimEnv(t, simOptions{seed: 23, markets: 6})
 	dir := t.TempDir()

@@ -414,6 +414,7 @@ func compareParity(live, replay *parityLog) parityReport {
 }
 
 func TestLiveReplayParity(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		seed      uint64

@@ -78,6 +78,7 @@ func TestDaemonRestartsKeepCaps(t *testing.T) { testRestartCaps(t, false) }
 func TestDaemonKilledKeepsCaps(t *testing.T) { testRestartCaps(t, true) }
 
 func testRestartCaps(t *testing.T, kill bool) {
+	t.Parallel()
 	bin := needDaemon(t)
 	lim, limitLines := restartLimits()
 	se := newSimEnv(t, simOptions{seed: 17, markets: 6, limits: &lim,

@@ -100,6 +100,7 @@ func orderEndpointCalls(ex *sim.Exchange) (orders, books int) {
 }
 
 func TestRunDryRunSendsNothing(t *testing.T) {
+	t.Parallel()
 	ex, urls := startFlowSim(t, 11, 3, nil)
 	dir := t.TempDir()
 	statePath := filepath.Join(dir, "mmbot.db")

@@ -13,6 +13,7 @@ import (
 // daemon goes on quoting); SIGUSR1 resets the kill switch; SIGTERM still
 // ends with exit 0 and nothing live.
 func TestDaemonSignals(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real daemon; skipped with -short")
 	}

@@ -77,6 +77,7 @@ func gated(t *testing.T, se *simEnv, mode string) (*simEnv, *gate) {
 // start timeout, and once the exchange answers it reconciles, sends READY=1
 // and quotes. The backoff is the default [exchange.start_retry].
 func TestDaemonWaitsForExchangeAtStart(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	se := newSimEnv(t, simOptions{seed: 41, markets: 3})
 	ge, g := gated(t, se, "drop")
@@ -121,6 +122,7 @@ func TestDaemonWaitsForExchangeAtStart(t *testing.T) {
 // TestDaemonStoppedWhileWaitingExitsClean: SIGTERM during the wait for the
 // exchange ends the daemon at once with status 0, nothing quoted.
 func TestDaemonStoppedWhileWaitingExitsClean(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	se := newSimEnv(t, simOptions{seed: 42, markets: 2})
 	ge, _ := gated(t, se, "drop")

@@ -78,6 +78,7 @@ func ptrDec(t *testing.T, what string, s *string) decimal.Decimal {
 // sums with its parts; the table shows every market; GET /status serves
 // the document's fields; -c finds the daemon through metrics.listen.
 func TestStatusOfRunningDaemon(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	se := newSimEnv(t, simOptions{seed: 33, markets: 6,
 		flow: sim.FlowConfig{TakerRate: 2, TakerSize: 12, Informed: 0.2, Volatility: 0.5}})
@@ -328,6 +329,7 @@ func TestStatusOfRunningDaemon(t *testing.T) {
 // every order call fails; armed again after SIGUSR1, naming the trip it
 // cleared.
 func TestStatusKillSwitch(t *testing.T) {
+	t.Parallel()
 	bin := needDaemon(t)
 	se := newSimEnv(t, simOptions{seed: 9, markets: 4,
 		flow: sim.FlowConfig{TakerRate: 1, TakerSize: 10, Volatility: 3, Informed: 0.2, MakerRequote: time.Second}})
