@@ -81,6 +81,9 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 		var apiErr *APIError
 		if err == nil {
 			apiErr = newAPIError(s.area, s.method+" "+s.pattern, status, hdr, body, c.clock.Now(), c.maxRetryAfter)
+			if status == http.StatusNotFound {
+				apiErr.Hint = baseHint(s.area, s.pattern, base)
+			}
 			err = apiErr
 			if status == http.StatusTooManyRequests {
 				wait := apiErr.RetryAfter
