@@ -63,12 +63,18 @@ func num(v float64, prec int) string {
 // ratioLine shows Sharpe or Sortino with the samples behind it: "1.52 (3600
 // samples of 1s)", or "n/a (149 samples of 1s, 2m29s; needs at least 30
 // samples and 1h)" when the run is too short for the ratio
-// (accounting.MinRatioSamples).
+// (accounting.MinRatioSamples), "n/a (287 samples of 5m; the PnL did not
+// vary)" when it is undefined for want of variance.
 func ratioLine(r *accounting.Results, v float64) string {
 	s := fmt.Sprintf("%d %s of %s", r.RatioSamples, plural(r.RatioSamples, "sample"), duration(r.Interval))
-	if r.RatiosTooFew() {
+	switch {
+	case r.RatiosTooFew():
 		return fmt.Sprintf("n/a (%s, %s; needs at least %d samples and %s)", s, duration(time.Duration(r.RatioSamples)*r.Interval),
 			accounting.MinRatioSamples, duration(accounting.MinRatioSpan))
+	case math.IsNaN(v): // enough samples: the PnL changed by the same amount (nothing) every interval
+		return "n/a (" + s + "; the PnL did not vary)"
+	case math.IsInf(v, 1): // Sortino without a losing interval
+		return num(v, 2) + " (" + s + "; no interval lost money)"
 	}
 	return num(v, 2) + " (" + s + ")"
 }
