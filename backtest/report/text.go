@@ -13,8 +13,19 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// money formats a decimal amount with at most 6 decimals.
-func money(d decimal.Decimal) string { return d.Round(6).String() }
+// exact formats a decimal for machines (CSV): every digit up to 6 decimals.
+func exact(d decimal.Decimal) string { return d.Round(6).String() }
+
+// money formats an amount, a size or a price for people: to the cent from
+// 1 up ("177.29", not "177.29328"), to four decimals below (a small PnL,
+// a price on a 0.001 tick), trailing zeros dropped. The CSV and JSON keep
+// every digit.
+func money(d decimal.Decimal) string {
+	if d.Abs().GreaterThanOrEqual(decimal.NewFromInt(1)) {
+		return d.Round(2).String()
+	}
+	return d.Round(4).String()
+}
 
 // duration formats a span for people: whole seconds from 10 s up, three
 // significant digits below ("9.25s", "250ms"), and no zero minutes or
