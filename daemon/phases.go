@@ -115,11 +115,24 @@ func (d *Daemon) openExchange(context.Context) (func(), error) {
 	return stopExchange, err
 }
 
-// openJournal opens the journal and starts its pruner. It comes before the
-// client: the client's rate-limit buckets start from what the previous
-// process spent (assemble.SpentOptions).
+// openJournal opens the journal (with the embedded simulated exchange, after
+// setting a previous run's journal aside) and starts its pruner. It comes
+// before the client: the client's rate-limit buckets start from what the
+// previous process spent (assemble.SpentOptions).
 func (d *Daemon) openJournal(context.Context) (func(), error) {
 	cfg, log := d.cfg, d.log
+	if cfg.Exchange.EmbeddedSim {
+		// The embedded exchange starts empty every run: a previous run's
+		// journal belongs to an exchange that is gone (docs/daemon.md).
+		aside, err := state.SetAside(d.statePath(), time.Now(), state.Options{LockTimeout: cfg.State.LockTimeout.Std()})
+		if err != nil {
+			return nil, fmt.Errorf("state journal: %w", err)
+		}
+		if aside != "" {
+			log.Warn().Str("journal", d.statePath()).Str("set_aside", aside).
+				Msg("the embedded simulated exchange starts empty: the previous run's journal (its orders and positions) was set aside, this run starts fresh")
+		}
+	}
 	store, err := state.Open(d.statePath(), state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: d.sgn.Address()})
 	if err != nil {
 		return nil, fmt.Errorf("state journal: %w", err)
