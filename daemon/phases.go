@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/internal/addrfile"
 	"github.com/mmbot/mmbot/internal/metrics"
 	"github.com/mmbot/mmbot/internal/sdnotify"
 	"github.com/mmbot/mmbot/risk"
@@ -188,7 +190,28 @@ func (d *Daemon) startMetrics(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	d.log.Info().Str("listen", "http://"+addr.String()).Str("status", "mmbot status --addr "+addr.String()).Msg("metrics, /healthz and /readyz")
-	return stopMetrics, nil
+	// The address it bound, published beside the journal (and in systemd's
+	// runtime directory) so that mmbot status finds a port the system
+	// chose; removed before the listener stops.
+	var removes []func() error
+	undo := func() {
+		for _, rm := range removes {
+			_ = rm()
+		}
+		stopMetrics()
+	}
+	for _, p := range []string{addrfile.PathFor(d.statePath()), addrfile.RuntimePath(d.opt.getenv("RUNTIME_DIRECTORY"))} {
+		if p == "" {
+			continue
+		}
+		rm, err := addrfile.Publish(p, addrfile.Record{Addr: addr.String(), PID: os.Getpid(), Started: d.start.UTC()})
+		if err != nil {
+			undo()
+			return nil, err
+		}
+		removes = append(removes, rm)
+	}
+	return undo, nil
 }
 
 // waitForExchange selects the markets, the first call to the exchange:
