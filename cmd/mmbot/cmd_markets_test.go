@@ -239,3 +239,22 @@ func TestMarketsGivesUpOnAHugeRetryAfter(t *testing.T) {
 		t.Errorf("%d requests in %s, want 1 and under %s", n, took, interactiveRetryBudget)
 	}
 }
+
+// TestMarketsHintsAtClobPath: --clob-url without /clob gets the exchange's
+// 404, and the error says the address usually ends in /clob.
+func TestMarketsHintsAtClobPath(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/clob/") {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"error":"not found"}`)
+			return
+		}
+		_, _ = io.WriteString(w, marketsPages["Mg=="])
+	}))
+	defer srv.Close()
+	e, _, _ := marketsEnv(nil)
+	err := listMarkets(e, marketsFlags{clobURL: srv.URL})
+	if want := "it usually ends in /clob (try " + srv.URL + "/clob)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to contain %q", err, want)
+	}
+}
