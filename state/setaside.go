@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/mmbot/mmbot/internal/atomicfile"
 )
 
 // SetAside moves the journal at path out of the way when it holds anything
@@ -46,8 +48,8 @@ func SetAside(path string, now time.Time, opts Options) (string, error) {
 		}
 		dst = fmt.Sprintf("%s-%d", base, i)
 	}
-	if err := os.Rename(path, dst); err != nil {
-		return "", fmt.Errorf("set aside %s: %w", path, err)
+	if err := atomicfile.MoveAside(path, dst); err != nil {
+		return "", fmt.Errorf("set aside: %w", err)
 	}
 	return dst, nil
 }

@@ -35,7 +35,6 @@ type marketsFlags struct {
 	limit               int
 }
 
-// newMarketsCmd is "mmbot markets", which lists markets.
 // interactiveRetryBudget is the most mmbot markets, a command a person
 // waits for, spends waiting on one call's retries: an exchange asking for a
 // longer Retry-After is reported, not waited out (exchange.WithRetryBudget).
@@ -43,6 +42,7 @@ type marketsFlags struct {
 // deadline of its own.
 const interactiveRetryBudget = 10 * time.Second
 
+// newMarketsCmd is "mmbot markets", which lists markets.
 func newMarketsCmd(e *env) *cobra.Command {
 	var f marketsFlags
 	cmd := &cobra.Command{

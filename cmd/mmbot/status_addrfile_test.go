@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmbot/mmbot/daemon/status"
 	"github.com/mmbot/mmbot/internal/addrfile"
 )
 
@@ -41,8 +42,8 @@ func TestStatusFindsTheDemoDaemon(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	code, out, errOut := runCLI(t, nil, "status", "--json", "-c", demo, "--state-path", journal)
-	var doc statusDoc
-	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.SchemaVersion != statusSchema {
+	var doc status.Status
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.SchemaVersion != status.Schema {
 		t.Errorf("mmbot status -c demo.toml: exit %d, stderr %q, stdout %.200q", code, errOut, out)
 	}
 	if msg := <-done; msg != "" {
