@@ -67,7 +67,7 @@ func TestStateFileKeepsTheExchangeAcrossRestarts(t *testing.T) {
 	bid, _, _ := env.ex.eng.BestBidAsk(s.m.TokenIDs[0])
 	below := exchange.Fixed(bid - 5*s.tick).Decimal().String()
 	res := maker.place(t,
-		maker.order(t, s, 0, exchange.Buy, below, "20", exchange.GTC), // rests
+		maker.order(t, s, 0, exchange.Buy, below, "20", exchange.GTC),   // rests
 		maker.order(t, s, 1, exchange.Sell, "0.99", "30", exchange.GTC)) // rests high
 	for _, r := range res {
 		if !r.Success {
