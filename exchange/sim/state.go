@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/sim/catalog"
 	"github.com/mmbot/mmbot/exchange/sim/engine"
@@ -43,8 +45,11 @@ type State struct {
 	Accounts []AccountState   `json:"accounts"`
 	Engine   engine.Snapshot  `json:"engine"`
 	Orders   []OrderState     `json:"orders"`
-	Ledger   LedgerState      `json:"ledger"`
-	Flow     FlowState        `json:"flow"`
+	// Delayed are the placements held by their market's matching delay,
+	// in arrival order.
+	Delayed []DelayedState `json:"delayed,omitempty"`
+	Ledger  LedgerState    `json:"ledger"`
+	Flow    FlowState      `json:"flow"`
 }
 
 // MarketState is the exchange's state of one market besides the engine's.
@@ -53,9 +58,14 @@ type MarketState struct {
 	Logit       float64   `json:"logit"`        // fair value of outcome 0, logit
 	Ladder      float64   `json:"ladder"`       // fair value of the maker's ladder
 	Requote     time.Time `json:"requote,omitzero"`
-	Closed      bool      `json:"closed,omitempty"`
-	Winner      int       `json:"winner"`
-	ClosedAt    time.Time `json:"closed_at,omitzero"`
+	// TickSize is the market's tick after ChangeTick (zero in older
+	// files: the catalog's); BookTick the tick each outcome's book still
+	// reports when it differs.
+	TickSize decimal.Decimal    `json:"tick_size,omitzero"`
+	BookTick [2]decimal.Decimal `json:"book_tick,omitzero"`
+	Closed   bool               `json:"closed,omitempty"`
+	Winner   int                `json:"winner"`
+	ClosedAt time.Time          `json:"closed_at,omitzero"`
 }
 
 // AccountState is one account. Secrets are in clear: the file is written
@@ -82,6 +92,13 @@ type OrderState struct {
 	Type    exchange.OrderType   `json:"type"`
 	Builder string               `json:"builder,omitempty"`
 	Trades  []string             `json:"trades,omitempty"`
+	Held    bool                 `json:"held,omitempty"` // held by its market's delay (Delayed)
+}
+
+// DelayedState is a placement waiting for its market's delay.
+type DelayedState struct {
+	Request engine.OrderRequest `json:"request"`
+	At      time.Time           `json:"at"` // when it reaches the engine
 }
 
 // LedgerState is the data API's records.
@@ -173,7 +190,7 @@ func (e *Exchange) State() (*State, error) {
 		Catalog: e.cat.Catalog, Engine: e.eng.Snapshot()}
 	for _, s := range e.markets {
 		st.Markets = append(st.Markets, MarketState{ConditionID: s.id, Logit: s.logit, Ladder: s.ladder, Requote: s.requote,
-			Closed: s.closed, Winner: s.winner, ClosedAt: s.closedAt})
+			TickSize: s.tickSize, BookTick: s.bookTick, Closed: s.closed, Winner: s.winner, ClosedAt: s.closedAt})
 	}
 	for _, a := range e.accts.list {
 		st.Accounts = append(st.Accounts, AccountState{Label: a.label, Address: a.address, Wallet: a.wallet, SignatureType: a.sigType,
@@ -188,7 +205,10 @@ func (e *Exchange) State() (*State, error) {
 	for _, id := range ids {
 		r := e.orders[id]
 		st.Orders = append(st.Orders, OrderState{Order: engine.SnapshotOf(r.o), Owner: r.owner, Maker: r.maker, Type: r.orderType,
-			Builder: r.builder, Trades: append([]string(nil), r.trades...)})
+			Builder: r.builder, Trades: append([]string(nil), r.trades...), Held: r.held})
+	}
+	for _, d := range e.delayed {
+		st.Delayed = append(st.Delayed, DelayedState{Request: d.req, At: d.at})
 	}
 	st.Ledger = e.data.state()
 	rs, err := e.flow.src.MarshalBinary()
@@ -249,6 +269,14 @@ func (e *Exchange) restore(st *State) error {
 			return fmt.Errorf("market %s is not in the catalog", ms.ConditionID)
 		}
 		s.logit, s.ladder, s.requote, s.closed, s.winner, s.closedAt = ms.Logit, ms.Ladder, ms.Requote, ms.Closed, ms.Winner, ms.ClosedAt
+		if !ms.TickSize.IsZero() {
+			fx, err := exchange.FixedFromDecimal(ms.TickSize)
+			if err != nil || !exchange.ValidTick(ms.TickSize) {
+				return fmt.Errorf("market %s: tick size %s", ms.ConditionID, ms.TickSize)
+			}
+			s.tick, s.tickSize = int64(fx), ms.TickSize
+		}
+		s.bookTick = ms.BookTick
 	}
 	for _, as := range st.Accounts {
 		a := &account{label: as.Label, apiKey: as.APIKey, secret: secret.New(as.Secret), passphrase: secret.New(as.Passphrase),
@@ -271,13 +299,20 @@ func (e *Exchange) restore(st *State) error {
 			return fmt.Errorf("order %s: market %s is not in the catalog", os.Order.ID, os.Order.Market)
 		}
 		o := os.Order.Detached()
-		if os.Order.Status == engine.Live {
+		if os.Order.Status == engine.Live && !os.Held {
 			if o, ok = e.eng.Order(os.Order.ID); !ok {
 				return fmt.Errorf("order %s is live but not in the book", os.Order.ID)
 			}
 		}
 		e.orders[o.ID] = &orderRecord{o: o, s: s, owner: os.Owner, maker: os.Maker, orderType: os.Type, builder: os.Builder,
-			trades: append([]string(nil), os.Trades...)}
+			trades: append([]string(nil), os.Trades...), held: os.Held}
+	}
+	for _, d := range st.Delayed {
+		rec, ok := e.orders[d.Request.ID]
+		if !ok || !rec.held {
+			return fmt.Errorf("delayed placement %s has no held order", d.Request.ID)
+		}
+		e.delayed = append(e.delayed, delayedOrder{req: d.Request, rec: rec, at: d.At})
 	}
 	if err := e.data.restore(e, st.Ledger); err != nil {
 		return err

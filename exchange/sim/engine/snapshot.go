@@ -25,6 +25,7 @@ type Snapshot struct {
 // MarketSnapshot is one market's engine state.
 type MarketSnapshot struct {
 	ID       string `json:"id"`
+	Tick     int64  `json:"tick,omitempty"` // after SetTick; 0 in older files: the AddMarket tick
 	Escrow   int64  `json:"escrow"`
 	Closed   bool   `json:"closed,omitempty"`
 	Last     int64  `json:"last,omitempty"`
@@ -79,7 +80,7 @@ func (s OrderSnapshot) Detached() *Order {
 func (e *Engine) Snapshot() Snapshot {
 	s := Snapshot{Seq: e.seq, FillSeq: e.fillSeq, Deposited: e.deposited}
 	for _, m := range e.markets {
-		s.Markets = append(s.Markets, MarketSnapshot{ID: m.id, Escrow: m.escrow, Closed: m.closed, Last: m.last, Resolved: m.resolved})
+		s.Markets = append(s.Markets, MarketSnapshot{ID: m.id, Tick: m.tick, Escrow: m.escrow, Closed: m.closed, Last: m.last, Resolved: m.resolved})
 	}
 	sort.Slice(s.Markets, func(i, j int) bool { return s.Markets[i].ID < s.Markets[j].ID })
 	for id, a := range e.accounts {
@@ -122,6 +123,11 @@ func (e *Engine) Restore(s Snapshot) error {
 			return fmt.Errorf("restore: market %s: %w", ms.ID, ErrUnknownMarket)
 		}
 		m.escrow, m.closed, m.last, m.resolved = ms.Escrow, ms.Closed, ms.Last, ms.Resolved
+		if ms.Tick != 0 {
+			if err := e.SetTick(ms.ID, ms.Tick); err != nil {
+				return fmt.Errorf("restore: %w", err)
+			}
+		}
 	}
 	for _, as := range s.Accounts {
 		a := e.acct(as.ID)
