@@ -60,7 +60,7 @@ func decodeValue(t reflect.Type, raw any) (reflect.Value, error) {
 		case string:
 			b, err := strconv.ParseBool(strings.TrimSpace(v))
 			if err != nil {
-				return reflect.Value{}, fmt.Errorf("want true or false, got %q", v)
+				return reflect.Value{}, fmt.Errorf("want true or false, got %s", quote(v))
 			}
 			return reflect.ValueOf(b), nil
 		}
@@ -80,7 +80,7 @@ func decodeDecimal(raw any) (reflect.Value, error) {
 	case string:
 		d, err := decimal.NewFromString(strings.TrimSpace(v))
 		if err != nil {
-			return reflect.Value{}, fmt.Errorf("invalid decimal %q (want e.g. \"0.05\")", v)
+			return reflect.Value{}, fmt.Errorf("invalid decimal %s (want e.g. \"0.05\")", quote(v))
 		}
 		return reflect.ValueOf(d), nil
 	case int64:
@@ -99,7 +99,7 @@ func decodeInt(t reflect.Type, raw any) (reflect.Value, error) {
 	case string:
 		p, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
-			return reflect.Value{}, fmt.Errorf("want an integer, got %q", v)
+			return reflect.Value{}, fmt.Errorf("want an integer, got %s", quote(v))
 		}
 		n = p
 	default:
@@ -120,7 +120,7 @@ func decodeFloat(raw any) (reflect.Value, error) {
 	case string:
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil {
-			return reflect.Value{}, fmt.Errorf("want a number, got %q", v)
+			return reflect.Value{}, fmt.Errorf("want a number, got %s", quote(v))
 		}
 		return reflect.ValueOf(f), nil
 	}
@@ -185,7 +185,7 @@ func decodeTable(t reflect.Type, raw any) (reflect.Value, error) {
 	for _, k := range sortedKeys(m) {
 		i, ok := fields[k]
 		if !ok {
-			return reflect.Value{}, fmt.Errorf("%w %q", errUnknownField, k)
+			return reflect.Value{}, fmt.Errorf("%w %s", errUnknownField, quote(k))
 		}
 		v, err := decodeValue(t.Field(i).Type, m[k])
 		if err != nil {
@@ -200,7 +200,7 @@ func decodeTable(t reflect.Type, raw any) (reflect.Value, error) {
 func describe(raw any) string {
 	switch v := raw.(type) {
 	case string:
-		return fmt.Sprintf("the string %q", v)
+		return "the string " + quote(v)
 	case int64, float64, bool:
 		return fmt.Sprintf("the %s %v", kindName(raw), v)
 	}

@@ -34,7 +34,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("invalid duration %q (want e.g. \"250ms\", \"10s\", \"1h30m\")", string(b))
+		return fmt.Errorf("invalid duration %s (want e.g. \"250ms\", \"10s\", \"1h30m\")", quote(string(b)))
 	}
 	*d = Duration(v)
 	return nil

@@ -3,6 +3,9 @@ package configs
 import (
 	"errors"
 	"fmt"
+	"strconv"
+
+	"github.com/mmbot/mmbot/internal/secret"
 )
 
 // ErrUnknownKey is wrapped by a KeyError for a key the configuration does
@@ -19,7 +22,11 @@ type KeyError struct {
 }
 
 func (e *KeyError) Error() string {
-	return fmt.Sprintf("%s: key %q: %v", e.Source, e.Key, e.Err)
+	key := strconv.Quote(e.Key)
+	if secret.Looks(e.Key) != "" {
+		key = secret.Mask(e.Key)
+	}
+	return secret.Scrub(fmt.Sprintf("%s: key %s: %v", e.Source, key, e.Err))
 }
 
 func (e *KeyError) Unwrap() error { return e.Err }
@@ -33,13 +40,15 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
+	// The parser's message may quote the line: Scrub keeps a secret
+	// written on it out.
 	switch {
 	case e.Line == 0:
-		return fmt.Sprintf("config file %s: %v", e.File, e.Err)
+		return secret.Scrub(fmt.Sprintf("config file %s: %v", e.File, e.Err))
 	case e.Column == 0:
-		return fmt.Sprintf("config file %s:%d: %v", e.File, e.Line, e.Err)
+		return secret.Scrub(fmt.Sprintf("config file %s:%d: %v", e.File, e.Line, e.Err))
 	}
-	return fmt.Sprintf("config file %s:%d:%d: %v", e.File, e.Line, e.Column, e.Err)
+	return secret.Scrub(fmt.Sprintf("config file %s:%d:%d: %v", e.File, e.Line, e.Column, e.Err))
 }
 
 func (e *SyntaxError) Unwrap() error { return e.Err }

@@ -229,12 +229,12 @@ func load(path string, fileLayer *koanf.Koanf, opts LoadOptions) (*Config, map[s
 			key, val, ok := strings.Cut(kv, "=")
 			key = strings.TrimSpace(key)
 			if !ok || key == "" {
-				errs = append(errs, fmt.Errorf("flag --set %q: want key=value", kv))
+				errs = append(errs, fmt.Errorf("flag --set %s: want key=value", quote(kv)))
 				continue
 			}
 			sk := koanf.New(".")
 			if err := sk.Load(confmap.Provider(map[string]any{key: val}, "."), nil); err != nil {
-				return nil, nil, fmt.Errorf("flag --set %s: %w", key, err)
+				return nil, nil, fmt.Errorf("flag --set %s: %w", quoteKey(key), err)
 			}
 			if err := add(sk, func(string) Source { return Source{Kind: SourceFlag, Name: "--" + FlagSet} }); err != nil {
 				return nil, nil, err

@@ -21,7 +21,28 @@ type Problem struct {
 	Rule  string
 }
 
-func (p Problem) String() string { return p.Key + " = " + p.Value + ": " + p.Rule }
+func (p Problem) String() string {
+	return secret.Scrub(quoteKey(p.Key) + " = " + p.Value + ": " + p.Rule)
+}
+
+// quote quotes a value for a message, or redacts it when it looks like a
+// secret (a private key, an API secret or key, a passphrase), whatever key
+// it was given for: "[redacted: looks like a private key ...]".
+func quote(s string) string {
+	if secret.Looks(s) != "" {
+		return secret.Mask(s)
+	}
+	return strconv.Quote(s)
+}
+
+// quoteKey is a key as written in a message: as it is, unless the key
+// itself looks like a secret (a value given as a key, "--set 0x...").
+func quoteKey(k string) string {
+	if secret.Looks(k) != "" {
+		return secret.Mask(k)
+	}
+	return k
+}
 
 // ValidationError lists every problem of a configuration at once.
 type ValidationError struct {
@@ -85,6 +106,9 @@ func formatValue(x any) string {
 		}
 		return secret.Redacted
 	case string:
+		if secret.Looks(t) != "" {
+			return secret.Mask(t)
+		}
 		if u, err := url.Parse(t); err == nil && u.User != nil {
 			if _, ok := u.User.Password(); ok {
 				return strconv.Quote(u.Redacted())
@@ -98,13 +122,13 @@ func formatValue(x any) string {
 	case []string:
 		parts := make([]string, len(t))
 		for i, s := range t {
-			parts[i] = strconv.Quote(s)
+			parts[i] = quote(s)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case []BandLevel:
 		parts := make([]string, len(t))
 		for i, l := range t {
-			parts[i] = fmt.Sprintf("{offset = %q, size = %q}", l.Offset.String(), l.Size.String())
+			parts[i] = fmt.Sprintf("{offset = %s, size = %s}", quote(l.Offset.String()), quote(l.Size.String()))
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/internal/addrfile"
 	"github.com/mmbot/mmbot/internal/metrics"
 	"github.com/mmbot/mmbot/internal/sdnotify"
 	"github.com/mmbot/mmbot/risk"
@@ -115,11 +117,24 @@ func (d *Daemon) openExchange(context.Context) (func(), error) {
 	return stopExchange, err
 }
 
-// openJournal opens the journal and starts its pruner. It comes before the
-// client: the client's rate-limit buckets start from what the previous
-// process spent (assemble.SpentOptions).
+// openJournal opens the journal (with the embedded simulated exchange, after
+// setting a previous run's journal aside) and starts its pruner. It comes
+// before the client: the client's rate-limit buckets start from what the
+// previous process spent (assemble.SpentOptions).
 func (d *Daemon) openJournal(context.Context) (func(), error) {
 	cfg, log := d.cfg, d.log
+	if cfg.Exchange.EmbeddedSim {
+		// The embedded exchange starts empty every run: a previous run's
+		// journal belongs to an exchange that is gone (docs/daemon.md).
+		aside, err := state.SetAside(d.statePath(), time.Now(), state.Options{LockTimeout: cfg.State.LockTimeout.Std()})
+		if err != nil {
+			return nil, fmt.Errorf("state journal: %w", err)
+		}
+		if aside != "" {
+			log.Warn().Str("journal", d.statePath()).Str("set_aside", aside).
+				Msg("the embedded simulated exchange starts empty: the previous run's journal (its orders and positions) was set aside, this run starts fresh")
+		}
+	}
 	store, err := state.Open(d.statePath(), state.Options{LockTimeout: cfg.State.LockTimeout.Std(), Account: d.sgn.Address()})
 	if err != nil {
 		return nil, fmt.Errorf("state journal: %w", err)
@@ -175,7 +190,28 @@ func (d *Daemon) startMetrics(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	d.log.Info().Str("listen", "http://"+addr.String()).Str("status", "mmbot status --addr "+addr.String()).Msg("metrics, /healthz and /readyz")
-	return stopMetrics, nil
+	// The address it bound, published beside the journal (and in systemd's
+	// runtime directory) so that mmbot status finds a port the system
+	// chose; removed before the listener stops.
+	var removes []func() error
+	undo := func() {
+		for _, rm := range removes {
+			_ = rm()
+		}
+		stopMetrics()
+	}
+	for _, p := range []string{addrfile.PathFor(d.statePath()), addrfile.RuntimePath(d.opt.getenv("RUNTIME_DIRECTORY"))} {
+		if p == "" {
+			continue
+		}
+		rm, err := addrfile.Publish(p, addrfile.Record{Addr: addr.String(), PID: os.Getpid(), Started: d.start.UTC()})
+		if err != nil {
+			undo()
+			return nil, err
+		}
+		removes = append(removes, rm)
+	}
+	return undo, nil
 }
 
 // waitForExchange selects the markets, the first call to the exchange:

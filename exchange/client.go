@@ -57,6 +57,9 @@ type Client struct {
 	maxBody  int64
 	// maxRetryAfter caps the wait of a Retry-After header.
 	maxRetryAfter time.Duration
+	// retryBudget bounds one call's total waiting (WithRetryBudget); 0:
+	// none.
+	retryBudget time.Duration
 }
 
 // Observer receives the client's events; the daemon turns them into

@@ -67,10 +67,13 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 	}
 	costs := s.costs(cl.items)
 	limit := min(s.answer.bytes(cl.answer), c.maxBody)
+	var waited time.Duration // in the limiter and between retries
 	for attempt := 1; ; attempt++ {
-		if err := c.lim.wait(ctx, c.clock, name, costs); err != nil {
+		t0 := c.clock.Now()
+		if err := c.lim.waitMax(ctx, c.clock, name, costs, c.budgetLeft(waited), c.retryBudget); err != nil {
 			return 0, nil, err
 		}
+		waited += c.clock.Now().Sub(t0)
 		status, hdr, body, err := c.roundTrip(ctx, s, target, cl, limit)
 		if err == nil && status >= 200 && status <= 299 {
 			return status, body, nil
@@ -78,6 +81,9 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 		var apiErr *APIError
 		if err == nil {
 			apiErr = newAPIError(s.area, s.method+" "+s.pattern, status, hdr, body, c.clock.Now(), c.maxRetryAfter)
+			if status == http.StatusNotFound {
+				apiErr.Hint = baseHint(s.area, s.pattern, base)
+			}
 			err = apiErr
 			if status == http.StatusTooManyRequests {
 				wait := apiErr.RetryAfter
@@ -103,12 +109,20 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 		if dl, ok := ctx.Deadline(); ok && c.clock.Now().Add(delay).After(dl) {
 			return 0, nil, err
 		}
+		if c.retryBudget > 0 && waited+delay > c.retryBudget {
+			be := &RetryBudgetError{Endpoint: name, Attempts: attempt, Waited: waited, Budget: c.retryBudget, Next: delay, Err: err}
+			if apiErr != nil {
+				be.Asked = apiErr.RetryAfterAsked
+			}
+			return 0, nil, be
+		}
 		if c.obs.Retry != nil {
 			c.obs.Retry(name, attempt, delay, err)
 		}
 		if serr := c.clock.Sleep(ctx, delay); serr != nil {
 			return 0, nil, fmt.Errorf("%s: %w (while waiting to retry after: %v)", name, serr, err)
 		}
+		waited += delay
 	}
 }
 

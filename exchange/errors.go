@@ -73,6 +73,9 @@ type APIError struct {
 	// RetryAfterAsked is the wait the header asked for, before the cap
 	// (itself bounded at a year so that it cannot overflow).
 	RetryAfterAsked time.Duration
+	// Hint, when set, says what the answer probably means (a 404 on a path
+	// the API always serves: the base address is wrong).
+	Hint string
 }
 
 // Error describes the failure; when the body was not JSON it quotes the
@@ -98,6 +101,10 @@ func (e *APIError) Error() string {
 	}
 	if e.RetryAfter > 0 {
 		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
 	}
 	return b.String()
 }
@@ -205,3 +212,19 @@ func (e *ParamError) Error() string {
 
 // Is matches ErrInvalidParam.
 func (e *ParamError) Is(target error) bool { return target == ErrInvalidParam }
+
+// baseHint explains a 404 on an endpoint whose path names nothing (GET
+// /markets, POST /books, GET /trades): such a path always exists, so the
+// area's base address must be wrong, most often for lack of the area's
+// path ("http://host:port" instead of "http://host:port/clob"). A 404 on a
+// path with a parameter (an order id) is that thing missing: no hint.
+func baseHint(area Area, pattern, base string) string {
+	if strings.Contains(pattern, "{") {
+		return ""
+	}
+	h := fmt.Sprintf("the %s base address %s answered 404 on a path it always serves", area, base)
+	if suffix := "/" + string(area); !strings.HasSuffix(base, suffix) {
+		return h + fmt.Sprintf(": it usually ends in %s (try %s%s)", suffix, base, suffix)
+	}
+	return h + ": check the address"
+}

@@ -86,10 +86,17 @@ type WaitError struct {
 	Endpoint string
 	Bucket   string        // the bucket that needs the longest wait
 	Delay    time.Duration // the wait that was needed
+	// Budget is the client's retry budget (WithRetryBudget) when the wait
+	// would have passed it rather than the context's deadline.
+	Budget time.Duration
 }
 
 func (e *WaitError) Error() string {
-	return fmt.Sprintf("exchange: %s: rate limit bucket %s needs a wait of %s, past the context deadline", e.Endpoint, e.Bucket, e.Delay.Round(time.Millisecond))
+	past := "past the context deadline"
+	if e.Budget > 0 {
+		past = fmt.Sprintf("past this command's retry budget of %s (try again later)", e.Budget)
+	}
+	return fmt.Sprintf("exchange: %s: rate limit bucket %s needs a wait of %s, %s", e.Endpoint, e.Bucket, e.Delay.Round(time.Millisecond), past)
 }
 
 // Is matches ErrRateLimited.
@@ -100,6 +107,13 @@ func (e *WaitError) Is(target error) bool { return target == ErrRateLimited }
 // wait would pass ctx's deadline, and with a plain error when a cost can
 // never be met (more than a bucket's burst).
 func (lm *limiter) wait(ctx context.Context, clk Clock, endpoint string, costs []cost) error {
+	return lm.waitMax(ctx, clk, endpoint, costs, 0, 0)
+}
+
+// waitMax is wait that also fails at once with a *WaitError naming budget
+// when the wait would be longer than maxWait (0: no such bound).
+func (lm *limiter) waitMax(ctx context.Context, clk Clock, endpoint string, costs []cost, maxWait, budget time.Duration) error {
+	var waited time.Duration
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -142,9 +156,13 @@ func (lm *limiter) wait(ctx context.Context, clk Clock, endpoint string, costs [
 		if dl, ok := ctx.Deadline(); ok && now.Add(longest).After(dl) {
 			return &WaitError{Endpoint: endpoint, Bucket: which.String(), Delay: longest}
 		}
+		if maxWait > 0 && waited+longest > maxWait {
+			return &WaitError{Endpoint: endpoint, Bucket: which.String(), Delay: longest, Budget: budget}
+		}
 		if err := clk.Sleep(ctx, longest); err != nil {
 			return err
 		}
+		waited += longest
 	}
 }
 

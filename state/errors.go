@@ -1,6 +1,9 @@
 package state
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors. Callers branch on them with errors.Is; the errors returned
 // by this package wrap them with the file, order hash or fill id concerned.
@@ -54,3 +57,23 @@ var (
 	// attempt.
 	ErrSnapshotBusy = errors.New("journal changed during every copy attempt")
 )
+
+// AccountMismatchError is returned by Open for a journal written for another
+// account than the configured one. It matches ErrAccountMismatch and says
+// what to do: the journal's orders and fills belong to its account, so the
+// only ways on are that account's credentials or a new journal.
+type AccountMismatchError struct {
+	Path       string // the journal
+	Journal    string // the account it was written for
+	Configured string // the account configured now
+}
+
+func (e *AccountMismatchError) Error() string {
+	return fmt.Sprintf("journal account %s, configured account %s: %v; either use the credentials the journal was written with "+
+		"(a simulated exchange keeps its accounts across restarts only with `mmbot sim --state FILE`), "+
+		"or start a new journal for %s: move %s aside or set state.path to another file",
+		e.Journal, e.Configured, ErrAccountMismatch, e.Configured, e.Path)
+}
+
+// Is matches ErrAccountMismatch.
+func (e *AccountMismatchError) Is(target error) bool { return target == ErrAccountMismatch }

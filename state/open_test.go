@@ -226,3 +226,27 @@ func TestUninitialisedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The mismatch error names the journal, both accounts and the ways on:
+// the journal's credentials (the simulator's --state), or a new journal.
+func TestAccountMismatchSaysWhatToDo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mmbot.db")
+	s, err := Open(path, Options{Account: "0xAAAA", NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	for _, ro := range []bool{false, true} {
+		_, err := Open(path, Options{Account: "0xBBBB", ReadOnly: ro})
+		want := "open state " + path + ": journal account 0xAAAA, configured account 0xBBBB: state file belongs to another account; " +
+			"either use the credentials the journal was written with (a simulated exchange keeps its accounts across restarts only with " +
+			"`mmbot sim --state FILE`), or start a new journal for 0xBBBB: move " + path + " aside or set state.path to another file"
+		if err == nil || err.Error() != want {
+			t.Errorf("read-only %v:\n got %v\nwant %s", ro, err, want)
+		}
+		var me *AccountMismatchError
+		if !errors.As(err, &me) || me.Path != path || me.Journal != "0xAAAA" || me.Configured != "0xBBBB" {
+			t.Errorf("read-only %v: %#v", ro, me)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func openReadOnly(path string, opts Options) (*Store, error) {
 		if !fresh && v > SchemaVersion {
 			return fmt.Errorf("schema version %d, this binary knows up to %d: %w", v, SchemaVersion, ErrSchemaTooNew)
 		}
-		return checkAccount(btx, opts.Account, false)
+		return checkAccount(btx, path, opts.Account, false)
 	})
 	if err != nil {
 		_ = db.Close()
@@ -190,7 +190,7 @@ func openCopy(path, copyPath string, txID int, opts Options) (_ *Store, err erro
 				return err
 			}
 		}
-		return checkAccount(btx, opts.Account, false)
+		return checkAccount(btx, path, opts.Account, false)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)

@@ -94,7 +94,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, openError(path, opts.LockTimeout, err)
 	}
 	s := &Store{db: db, path: path, open: &openCache{m: map[string]uint64{}}, names: newNameCache()}
-	if err := db.Update(func(btx *bolt.Tx) (err error) { s.created, err = prepare(btx, opts.Account); return err }); err != nil {
+	if err := db.Update(func(btx *bolt.Tx) (err error) { s.created, err = prepare(btx, path, opts.Account); return err }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
@@ -115,7 +115,7 @@ func openError(path string, timeout time.Duration, err error) error {
 
 // prepare initialises a new journal (fresh) or migrates an old one, then
 // checks the account, all inside the opening transaction.
-func prepare(btx *bolt.Tx, account string) (fresh bool, err error) {
+func prepare(btx *bolt.Tx, path, account string) (fresh bool, err error) {
 	v, fresh, err := schemaVersion(btx)
 	if err != nil {
 		return false, err
@@ -135,12 +135,12 @@ func prepare(btx *bolt.Tx, account string) (fresh bool, err error) {
 			return false, err
 		}
 	}
-	return fresh, checkAccount(btx, account, true)
+	return fresh, checkAccount(btx, path, account, true)
 }
 
-// checkAccount compares account with the recorded one; a writable open
-// records it when none is.
-func checkAccount(btx *bolt.Tx, account string, record bool) error {
+// checkAccount compares account with the recorded one of the journal at
+// path; a writable open records it when none is.
+func checkAccount(btx *bolt.Tx, path, account string, record bool) error {
 	if account == "" {
 		return nil
 	}
@@ -155,7 +155,7 @@ func checkAccount(btx *bolt.Tx, account string, record bool) error {
 	case stored == "" || strings.EqualFold(stored, account):
 		return nil
 	}
-	return fmt.Errorf("journal account %s, configured account %s: %w", stored, account, ErrAccountMismatch)
+	return &AccountMismatchError{Path: path, Journal: stored, Configured: account}
 }
 
 // Close closes the journal and removes any private copy.

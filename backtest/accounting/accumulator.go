@@ -213,9 +213,13 @@ func (a *Accumulator) Finish(end time.Time) (*Results, error) {
 		pnls = append(pnls, r.Total.PnL)
 	}
 	r.MaxDrawdown = maxDrawdown(pnls)
+	// One change per sampled interval, the first from zero at the start:
+	// a run of n intervals gives n changes covering its whole length.
 	changes := make([]float64, 0, len(a.totals))
-	for i := 1; i < len(a.totals); i++ {
-		changes = append(changes, a.totals[i].PnL.Sub(a.totals[i-1].PnL).InexactFloat64())
+	prev := decimal.Zero
+	for _, row := range a.totals {
+		changes = append(changes, row.PnL.Sub(prev).InexactFloat64())
+		prev = row.PnL
 	}
 	r.RatioSamples = len(changes)
 	r.Sharpe, r.Sortino = math.NaN(), math.NaN()

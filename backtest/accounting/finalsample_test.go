@@ -82,6 +82,9 @@ func TestAccumulatorFinalSampleIncludesLastEvents(t *testing.T) {
 
 // Sharpe and Sortino are computed only from at least MinRatioSamples
 // changes covering MinRatioSpan; the sample count is reported either way.
+// A run of exactly an hour qualifies: its first interval's change (from
+// zero at the start) counts, so an hour of 30 s samples is 120 changes
+// covering the hour, not 119 covering 59m30s.
 func TestAccumulatorRatiosNeedEnoughSamples(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -90,13 +93,16 @@ func TestAccumulatorRatiosNeedEnoughSamples(t *testing.T) {
 		samples   int
 		undefined bool
 	}{
-		{"2.5 minutes of 1 s", time.Second, 150 * time.Second, 149, true},
-		{"an hour of 1 s", time.Second, time.Hour + time.Second, 3600, false},
-		{"29 minutes of 1 min", time.Minute, 30 * time.Minute, 29, true},
-		{"59 minutes of 1 min", time.Minute, 60 * time.Minute, 59, true},
-		{"2 hours of 1 min", time.Minute, 2*time.Hour + time.Minute, 120, false},
-		{"an hour of 2 min", 2 * time.Minute, time.Hour + 2*time.Minute, 30, false},
-		{"58 minutes of 2 min", 2 * time.Minute, 60 * time.Minute, 29, true},
+		{"2.5 minutes of 1 s", time.Second, 150 * time.Second, 150, true},
+		{"an hour of 1 s", time.Second, time.Hour, 3600, false},
+		{"30 minutes of 1 min", time.Minute, 30 * time.Minute, 30, true},
+		{"59 minutes of 1 min", time.Minute, 59 * time.Minute, 59, true},
+		// the README's backtest: one hour sampled every 30 s
+		{"an hour of 30 s", 30 * time.Second, time.Hour, 120, false},
+		{"an hour of 1 min", time.Minute, time.Hour, 60, false},
+		{"2 hours of 1 min", time.Minute, 2 * time.Hour, 120, false},
+		{"an hour of 2 min", 2 * time.Minute, time.Hour, 30, false},
+		{"58 minutes of 2 min", 2 * time.Minute, 58 * time.Minute, 29, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

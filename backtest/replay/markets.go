@@ -96,7 +96,7 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("backtest: scanning the recording: %w", err)
+			return nil, fmt.Errorf("scanning for markets: %w", err)
 		}
 		t := e.Time()
 		if res.Events == 0 {

@@ -36,10 +36,10 @@ func WriteCSV(w io.Writer, r *accounting.Results) error {
 			s := &r.Series[i]
 			mid := ""
 			if s.HasMid {
-				mid = money(s.Mid)
+				mid = exact(s.Mid)
 			}
 			rec = append(rec[:0], at.UTC().Format(time.RFC3339), s.TokenID, optFixed(s.BestBid), optFixed(s.BestAsk), mid,
-				optFixed(s.OurBid), optFixed(s.OurAsk), money(s.Position), money(s.Cash), money(s.Fees), money(s.PnL), strconv.Itoa(s.Fills))
+				optFixed(s.OurBid), optFixed(s.OurAsk), exact(s.Position), exact(s.Cash), exact(s.Fees), exact(s.PnL), strconv.Itoa(s.Fills))
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -49,7 +49,7 @@ func WriteCSV(w io.Writer, r *accounting.Results) error {
 				continue
 			}
 			t := &r.Totals[ti]
-			rec = append(rec[:0], t.Time.UTC().Format(time.RFC3339), "*", "", "", "", "", "", "", money(t.Cash), money(t.Fees), money(t.PnL), "")
+			rec = append(rec[:0], t.Time.UTC().Format(time.RFC3339), "*", "", "", "", "", "", "", exact(t.Cash), exact(t.Fees), exact(t.PnL), "")
 			if err := cw.Write(rec); err != nil {
 				return err
 			}

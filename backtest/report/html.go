@@ -46,12 +46,14 @@ type htmlReport struct {
 
 // The colours of quotes and fills (Okabe–Ito, told apart with colour
 // blindness too): our quotes in green and vermilion dashed lines, the
-// fills in blue and orange points, so a fill never looks like a quote.
+// fills in blue and reddish-purple points, so a fill never looks like a
+// quote. Every pair is at least ΔE 45 apart in CIELAB (a test checks):
+// the sell fills were orange, 33 from the vermilion ask.
 const (
 	colorBid      = "#009e73"
 	colorAsk      = "#d55e00"
 	colorBuyFill  = "#0072b2"
-	colorSellFill = "#e69f00"
+	colorSellFill = "#cc79a7"
 )
 
 func unix(t time.Time) float64 { return float64(t.Unix()) }
@@ -101,7 +103,7 @@ func WriteHTML(w io.Writer, r *accounting.Results) error {
 			break
 		}
 		d.Markouts = append(d.Markouts, [5]string{duration(m.Horizon), strconv.Itoa(m.Count), num(m.Mean, 5), num(m.Median, 5), num(m.SizeWeight, 5)})
-		d.MarkoutPlots = append(d.MarkoutPlots, histogram(fmt.Sprintf("Markouts at %s (%d fills)", duration(m.Horizon), m.Count), "price units", m.Values, 30))
+		d.MarkoutPlots = append(d.MarkoutPlots, histogram(fmt.Sprintf("Markouts at %s (%d fills)", duration(m.Horizon), m.Count), "price units", m.Values))
 	}
 	for _, m := range r.MidMarkouts {
 		if journal(r) {

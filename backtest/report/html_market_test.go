@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -134,7 +135,7 @@ func TestRatiosShowTheirSamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := "n/a (1 sample of 1m, 1m; needs at least 30 samples and 1h)"
+	want := "n/a (2 samples of 1m, 2m; needs at least 30 samples and 1h)"
 	if !strings.Contains(txt.String(), "Sharpe (annualised)    "+want) || !strings.Contains(txt.String(), "Sortino (annualised)   "+want) {
 		t.Errorf("text summary:\n%s", txt.String())
 	}
@@ -147,7 +148,7 @@ func TestRatiosShowTheirSamples(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Results["sharpe"] != nil || out.Results["sortino"] != nil || out.Results["ratio_samples"] != 1.0 || out.Results["ratio_interval_ns"] != 6e10 {
+	if out.Results["sharpe"] != nil || out.Results["sortino"] != nil || out.Results["ratio_samples"] != 2.0 || out.Results["ratio_interval_ns"] != 6e10 {
 		t.Errorf("JSON results: sharpe %v sortino %v ratio_samples %v ratio_interval_ns %v", out.Results["sharpe"], out.Results["sortino"],
 			out.Results["ratio_samples"], out.Results["ratio_interval_ns"])
 	}
@@ -155,5 +156,23 @@ func TestRatiosShowTheirSamples(t *testing.T) {
 	r.RatioSamples, r.Interval, r.Sharpe = 3600, time.Second, 1.5
 	if got := ratioLine(r, r.Sharpe); got != "1.50 (3600 samples of 1s)" {
 		t.Errorf("ratio line %q", got)
+	}
+}
+
+// A ratio that is n/a says why: too short a run, or a PnL that never
+// varied (mmbot statement over a day with one minute of trading: "n/a (287
+// samples of 5m)" gave no reason).
+func TestRatioLineSaysWhyNA(t *testing.T) {
+	r := twoMarkets(t)
+	r.RatioSamples, r.Interval = 287, 5*time.Minute
+	if got, want := ratioLine(r, math.NaN()), "n/a (287 samples of 5m; the PnL did not vary)"; got != want {
+		t.Errorf("ratio line %q, want %q", got, want)
+	}
+	r.RatioSamples, r.Interval = 120, 30*time.Second
+	if got, want := ratioLine(r, 2.25), "2.25 (120 samples of 30s)"; got != want {
+		t.Errorf("ratio line %q, want %q", got, want)
+	}
+	if got, want := ratioLine(r, math.Inf(1)), "inf (120 samples of 30s; no interval lost money)"; got != want {
+		t.Errorf("ratio line %q, want %q", got, want)
 	}
 }

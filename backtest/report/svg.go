@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"html/template"
 	"math"
 	"strconv"
@@ -241,36 +242,23 @@ func (c chart) render() template.HTML {
 	return template.HTML(b.String()) // built from escaped parts
 }
 
-// histogram draws the distribution of values in bins equal-width bins.
-func histogram(title, xlabel string, values []float64, bins int) template.HTML {
+// histogram draws the distribution of values in bins chosen from the data
+// (histBins); values outside the range shown are counted in the end bars,
+// and the title says how many.
+func histogram(title, xlabel string, values []float64) template.HTML {
+	hb := histBins(values)
+	if hb.clipped > 0 {
+		title += fmt.Sprintf("; %d outside the 1st–99th percentile, in the end bars", hb.clipped)
+	}
 	var b svgBuf
 	b.open(title)
-	lo, hi := math.Inf(1), math.Inf(-1)
-	n := 0
-	for _, v := range values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-		n++
-	}
-	if n == 0 {
+	if len(hb.counts) == 0 {
 		b.text(plotW/2, plotH/2, "middle", "note", "no fills")
 		b.WriteString("</svg>")
 		return template.HTML(b.String()) // built from escaped parts
 	}
-	if hi == lo {
-		lo, hi = lo-0.005, hi+0.005
-	}
-	counts := make([]int, bins)
-	width := (hi - lo) / float64(bins)
-	for _, v := range values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		i := int((v - lo) / width)
-		counts[min(max(i, 0), bins-1)]++
-	}
+	lo, hi, counts := hb.lo, hb.hi, hb.counts
+	width := (hi - lo) / float64(len(counts))
 	maxc := 0
 	for _, c := range counts {
 		maxc = max(maxc, c)

@@ -13,8 +13,19 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// money formats a decimal amount with at most 6 decimals.
-func money(d decimal.Decimal) string { return d.Round(6).String() }
+// exact formats a decimal for machines (CSV): every digit up to 6 decimals.
+func exact(d decimal.Decimal) string { return d.Round(6).String() }
+
+// money formats an amount, a size or a price for people: to the cent from
+// 1 up ("177.29", not "177.29328"), to four decimals below (a small PnL,
+// a price on a 0.001 tick), trailing zeros dropped. The CSV and JSON keep
+// every digit.
+func money(d decimal.Decimal) string {
+	if d.Abs().GreaterThanOrEqual(decimal.NewFromInt(1)) {
+		return d.Round(2).String()
+	}
+	return d.Round(4).String()
+}
 
 // duration formats a span for people: whole seconds from 10 s up, three
 // significant digits below ("9.25s", "250ms"), and no zero minutes or
@@ -63,12 +74,18 @@ func num(v float64, prec int) string {
 // ratioLine shows Sharpe or Sortino with the samples behind it: "1.52 (3600
 // samples of 1s)", or "n/a (149 samples of 1s, 2m29s; needs at least 30
 // samples and 1h)" when the run is too short for the ratio
-// (accounting.MinRatioSamples).
+// (accounting.MinRatioSamples), "n/a (287 samples of 5m; the PnL did not
+// vary)" when it is undefined for want of variance.
 func ratioLine(r *accounting.Results, v float64) string {
 	s := fmt.Sprintf("%d %s of %s", r.RatioSamples, plural(r.RatioSamples, "sample"), duration(r.Interval))
-	if r.RatiosTooFew() {
+	switch {
+	case r.RatiosTooFew():
 		return fmt.Sprintf("n/a (%s, %s; needs at least %d samples and %s)", s, duration(time.Duration(r.RatioSamples)*r.Interval),
 			accounting.MinRatioSamples, duration(accounting.MinRatioSpan))
+	case math.IsNaN(v): // enough samples: the PnL changed by the same amount (nothing) every interval
+		return "n/a (" + s + "; the PnL did not vary)"
+	case math.IsInf(v, 1): // Sortino without a losing interval
+		return num(v, 2) + " (" + s + "; no interval lost money)"
 	}
 	return num(v, 2) + " (" + s + ")"
 }

@@ -370,3 +370,23 @@ func TestApplySweepKey(t *testing.T) {
 		}
 	}
 }
+
+// A recording cut short fails the scan with one line that names the
+// command once: "mmbot backtest: recording PATH: scanning for markets: ...",
+// not "...: backtest: scanning the recording: ...".
+func TestBacktestTruncatedRecordingMessage(t *testing.T) {
+	rec, cfg := btSetup(t, btConfig)
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runBt("backtest", "-c", cfg, "--data", rec)
+	want := "mmbot backtest: recording " + rec + ": scanning for markets: line "
+	if code != 1 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 || doubledPrefix(stderr) != "" ||
+		strings.Count(stderr, "backtest:") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 1 and one line starting %q", code, stderr, want)
+	}
+}

@@ -35,6 +35,13 @@ type marketsFlags struct {
 	limit               int
 }
 
+// interactiveRetryBudget is the most mmbot markets, a command a person
+// waits for, spends waiting on one call's retries: an exchange asking for a
+// longer Retry-After is reported, not waited out (exchange.WithRetryBudget).
+// The daemon has no such budget; mmbot statement bounds its reads with a
+// deadline of its own.
+const interactiveRetryBudget = 10 * time.Second
+
 // newMarketsCmd is "mmbot markets", which lists markets.
 func newMarketsCmd(e *env) *cobra.Command {
 	var f marketsFlags
@@ -74,7 +81,8 @@ func listMarkets(e *env, f marketsFlags) error {
 		fmt.Fprintf(e.stderr, "mmbot markets: %s failed (attempt %d: %v); retrying in %s\n", endpoint, attempt, err, delay.Round(time.Millisecond))
 	}
 	client, err := exchange.NewClient(exchange.Endpoints{Catalog: f.catalogURL, CLOB: f.clobURL},
-		exchange.WithUserAgent("mmbot/"+version), exchange.WithObserver(exchange.Observer{Retry: retried}))
+		exchange.WithUserAgent("mmbot/"+version), exchange.WithObserver(exchange.Observer{Retry: retried}),
+		exchange.WithRetryBudget(interactiveRetryBudget))
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/exchange"
@@ -208,5 +209,53 @@ func TestMarketsSaysWhyItWaits(t *testing.T) {
 	}
 	if s := errb.String(); !strings.Contains(s, "GET /markets failed") || !strings.Contains(s, "429") || !strings.Contains(s, "retrying in 1s") {
 		t.Errorf("stderr %q does not say why and how long it waits", s)
+	}
+}
+
+// TestMarketsGivesUpOnAHugeRetryAfter: an exchange asking for an hour is
+// not waited out three capped minutes: mmbot markets gives up at once
+// (its retry budget is interactiveRetryBudget) and says what the exchange
+// asked and how long it waited.
+func TestMarketsGivesUpOnAHugeRetryAfter(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = io.WriteString(w, `{"error":"slow down"}`)
+	}))
+	defer srv.Close()
+	e, _, _ := marketsEnv(nil)
+	start := time.Now()
+	err := listMarkets(e, marketsFlags{clobURL: srv.URL + "/clob"})
+	if err == nil {
+		t.Fatal("listed markets from an exchange that only throttles")
+	}
+	for _, want := range []string{"HTTP 429", "gave up after 1 attempt and 0s of waiting", "the exchange asked to wait 1h0m0s", "retry budget of 10s"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if took := time.Since(start); took > interactiveRetryBudget || n != 1 {
+		t.Errorf("%d requests in %s, want 1 and under %s", n, took, interactiveRetryBudget)
+	}
+}
+
+// TestMarketsHintsAtClobPath: --clob-url without /clob gets the exchange's
+// 404, and the error says the address usually ends in /clob.
+func TestMarketsHintsAtClobPath(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/clob/") {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"error":"not found"}`)
+			return
+		}
+		_, _ = io.WriteString(w, marketsPages["Mg=="])
+	}))
+	defer srv.Close()
+	e, _, _ := marketsEnv(nil)
+	err := listMarkets(e, marketsFlags{clobURL: srv.URL})
+	if want := "it usually ends in /clob (try " + srv.URL + "/clob)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to contain %q", err, want)
 	}
 }

@@ -53,7 +53,7 @@ const simDefaultAddr = "127.0.0.1:8080"
 
 // simFlags are the parsed flags of mmbot sim.
 type simFlags struct {
-	addr, credsOut, catalogFile, record           string
+	addr, credsOut, catalogFile, record, state    string
 	requestLog, tradeLog                          string
 	recordFormat                                  string
 	allowPublic, noFlow, noRateLimits             bool
@@ -83,6 +83,7 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.accounts, "accounts", 1, "accounts to create with fresh keys")
 	fs.StringSliceVar(&f.addresses, "address", nil, "also create an account for this existing signing `address` (repeatable)")
 	fs.IntVar(&f.sigType, "signature-type", 0, "signature type of the created accounts: 0 (EOA) or 3 (deposit wallet)")
+	fs.StringVar(&f.state, "state", "", "keep the exchange (accounts with their keys and API credentials, balances, orders, trades, flow) in this `file`: loaded at start when it exists, saved on shutdown and every 30s (mode 0600)")
 	fs.StringVar(&f.credsOut, "creds-out", "sim-creds.json", "write the accounts' credentials to this `file` (mode 0600)")
 	fs.StringVar(&f.fund, "fund", "10000", "collateral credited to each account")
 	fs.StringVar(&f.shares, "shares", "0", "shares of both outcomes of every open market split from each account's fund")
@@ -119,7 +120,7 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 func (f *simFlags) config(now time.Time) (sim.Config, error) {
 	cfg := sim.Config{
 		Addr: f.addr, AllowPublic: f.allowPublic, Seed: f.seed, Markets: f.markets, Step: f.step,
-		AuthWindow: f.authWindow, NoRateLimits: f.noRateLimits, DataAllowlist: f.allowlist,
+		AuthWindow: f.authWindow, NoRateLimits: f.noRateLimits, DataAllowlist: f.allowlist, StateFile: f.state,
 		Flow: sim.FlowConfig{Disabled: f.noFlow, TakerRate: f.flowRate, Informed: f.informed, Volatility: f.volatility},
 		Faults: sim.Faults{ErrorRate: f.faultErr, DBFailureRate: f.faultDB, DelayRate: f.faultDelayRate,
 			Delay: f.faultDelay, DropRate: f.faultDrop, GarbageRate: f.garbageRate, GarbageKind: f.garbageKind, GarbageMarkets: f.garbageMarkets},
@@ -226,7 +227,10 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 		rec.start(ex, ex.Now())
 	}
 	var creds []sim.AccountCreds
-	for i := 0; i < f.accounts+len(f.addresses); i++ {
+	if ex.Restored() { // the saved accounts, keys and credentials; no new ones
+		creds = ex.Credentials()
+	}
+	for i := 0; !ex.Restored() && i < f.accounts+len(f.addresses); i++ {
 		opts := sim.AccountOptions{Fund: fund, Shares: shares, SignatureType: f.sigType}
 		if i >= f.accounts {
 			opts.Address, opts.SignatureType = f.addresses[i-f.accounts], 0
@@ -259,10 +263,18 @@ func serveSim(e *env, f simFlags, ready func(*sim.Exchange, sim.URLs)) error {
 			return err
 		}
 	}
-	fmt.Fprintf(e.stdout, "mmbot sim: serving %d markets (seed %d)\n", len(ex.Markets()), f.seed)
+	if ex.Restored() {
+		fmt.Fprintf(e.stdout, "mmbot sim: serving %d markets restored from %s (its catalog, seed and accounts: --seed, --markets, --catalog-file, --accounts and --address are not used)\n",
+			len(ex.Markets()), f.state)
+	} else {
+		fmt.Fprintf(e.stdout, "mmbot sim: serving %d markets (seed %d)\n", len(ex.Markets()), f.seed)
+	}
 	fmt.Fprintf(e.stdout, "data_url     %s\ncatalog_url  %s\nclob_url     %s\n", urls.Data, urls.Catalog, urls.CLOB)
 	if credsPath != "" {
 		fmt.Fprintf(e.stdout, "credentials  %s (%d accounts)\n", credsPath, len(creds))
+	}
+	if f.state != "" {
+		fmt.Fprintf(e.stdout, "state        %s\n", f.state)
 	}
 	if rec != nil {
 		fmt.Fprintf(e.stdout, "recording    %s\n", f.record)

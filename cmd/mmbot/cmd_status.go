@@ -20,6 +20,7 @@ import (
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/daemon"
 	"github.com/mmbot/mmbot/daemon/status"
+	"github.com/mmbot/mmbot/internal/addrfile"
 )
 
 const statusLong = `Asks the running daemon for its status over its loopback HTTP listener
@@ -31,9 +32,12 @@ the collateral in use against risk.max_collateral_at_risk, the orders and
 cancels per second against the exchange's caps, and the kill switch with
 its reason.
 
-The address is --addr, else metrics.listen of the configuration, loaded as
-mmbot run loads it (the -c file, the MMBOT_* environment, --set; the
-default is 127.0.0.1:9464; only the metrics.* keys are checked). On a terminal it prints a table; otherwise, and
+The address is --addr, else the one the running daemon published beside
+its journal (<state.path>.addr, or $RUNTIME_DIRECTORY/metrics.addr; needed
+when metrics.listen lets it pick a free port, as configs/demo.toml does),
+else metrics.listen of the configuration, loaded as mmbot run loads it (the
+-c file, the MMBOT_* environment, --set, --state-path; the default is
+127.0.0.1:9464; only the metrics.* keys are checked). On a terminal it prints a table; otherwise, and
 with --json, the JSON document the daemon served (docs/operations.md,
 "Status of a running daemon", describes every field). When no daemon
 answers within --timeout it says so in one line and exits 1.`
@@ -138,8 +142,15 @@ func statusAddr(e *env, fs *pflag.FlagSet) (addr, listen string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("metrics.listen %q: %w", m.Listen, err)
 	}
+	// The address the daemon published beside its journal (or in systemd's
+	// runtime directory) is the one it bound, whatever metrics.listen says.
+	published, why := publishedAddr(e, cfg.State.Path)
+	if published != "" {
+		return published, m.Listen, nil
+	}
 	if port == "0" {
-		return "", "", fmt.Errorf("metrics.listen = %q lets the daemon pick a free port: pass --addr with the address it logged (\"metrics, /healthz and /readyz\")", m.Listen)
+		return "", "", fmt.Errorf("metrics.listen = %q lets the daemon pick a free port, and %s: is mmbot run running with state.path = %q? "+
+			"Else pass --addr with the address it logged (\"metrics, /healthz and /readyz\")", m.Listen, why, cfg.State.Path)
 	}
 	switch host {
 	case "", "0.0.0.0":
@@ -218,4 +229,27 @@ func describeFetchError(err error, addr, listen string, timeout time.Duration) e
 		why = op.Err.Error()
 	}
 	return &noDaemonError{addr: addr, why: why, listen: listen, err: err}
+}
+
+// publishedAddr is the address a running daemon published for the journal
+// at statePath (or its dry run's), or in $RUNTIME_DIRECTORY; else "" and
+// why not, for the message.
+func publishedAddr(e *env, statePath string) (addr, why string) {
+	ctx, cancel := context.WithTimeout(e.ctx, time.Second)
+	defer cancel()
+	paths := []string{addrfile.RuntimePath(e.getenv("RUNTIME_DIRECTORY")), addrfile.PathFor(statePath), addrfile.PathFor(statePath + ".paper")}
+	why = fmt.Sprintf("no running daemon published its address in %s", addrfile.PathFor(statePath))
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		rec, err := addrfile.Lookup(ctx, p)
+		switch {
+		case err == nil:
+			return rec.Addr, ""
+		case errors.Is(err, addrfile.ErrStale) && p == addrfile.PathFor(statePath):
+			why = err.Error()
+		}
+	}
+	return "", why
 }

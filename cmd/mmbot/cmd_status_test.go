@@ -63,7 +63,8 @@ func TestStatusAddress(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--set", "metrics.listen=127.0.0.1:0"}, 1, `mmbot status: metrics.listen = "127.0.0.1:0" lets the daemon pick a free port: pass --addr with the address it logged ("metrics, /healthz and /readyz")` + "\n"},
+		{[]string{"--set", "metrics.listen=127.0.0.1:0"}, 1, `mmbot status: metrics.listen = "127.0.0.1:0" lets the daemon pick a free port, and no running daemon published its address in mmbot.db.addr: ` +
+			`is mmbot run running with state.path = "mmbot.db"? Else pass --addr with the address it logged ("metrics, /healthz and /readyz")` + "\n"},
 		{[]string{"--set", "metrics.enabled=false"}, 1, "mmbot status: metrics.enabled = false: the daemon serves no status; enable it, or pass --addr\n"},
 		{[]string{"--set", "metrics.listen=10.0.0.1:9464"}, 1, "mmbot status: configuration: invalid configuration (1 problem):\n  metrics.listen = \"10.0.0.1:9464\": is not a loopback address; set metrics.allow_public = true to expose metrics\n"},
 		{[]string{"-c", fileCfg, "--addr", "127.0.0.1:1"}, 2, "mmbot status: -c and --addr exclude each other\n"},

@@ -147,3 +147,70 @@ func TestSystemdUnitVerifies(t *testing.T) {
 		t.Fatalf("systemd-analyze verify (%v):\n%s", err, strings.Join(problems, "\n"))
 	}
 }
+
+// configs/systemd/mmbot@.service runs one daemon per account: the instance
+// name picks the configuration, the journal's directory and the credential
+// files, so two instances share nothing. systemd-analyze verify (where
+// installed) finds nothing to say about two instances of it.
+func TestSystemdTemplateUnitVerifies(t *testing.T) {
+	unit, err := os.ReadFile(filepath.Join("..", "..", "configs", "systemd", "mmbot@.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(unit)
+	for _, want := range []string{"Type=notify", "WatchdogSec=", "DynamicUser=yes", "ProtectSystem=strict", "NoNewPrivileges=yes",
+		"StartLimitBurst=", "KillSignal=SIGTERM",
+		"-c /etc/mmbot/%i.toml", "StateDirectory=mmbot/%i", "--state-path ${STATE_DIRECTORY}/mmbot.db",
+		"LoadCredential=mmbot-key:/etc/mmbot/credentials/%i/mmbot-key",
+		"LoadCredential=mmbot-api-secret:/etc/mmbot/credentials/%i/mmbot-api-secret",
+		"LoadCredential=mmbot-passphrase:/etc/mmbot/credentials/%i/mmbot-passphrase"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("template unit lacks %s", want)
+		}
+	}
+	// Everything the single unit hardens, the template hardens too.
+	single, err := os.ReadFile(filepath.Join("..", "..", "configs", "systemd", "mmbot.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(single), "\n") {
+		if strings.HasPrefix(line, "Protect") || strings.HasPrefix(line, "Restrict") || strings.HasPrefix(line, "SystemCall") ||
+			strings.HasPrefix(line, "Private") || strings.HasPrefix(line, "Capability") || strings.HasPrefix(line, "MemoryMax") {
+			if !strings.Contains(text, line+"\n") {
+				t.Errorf("template unit lacks the single unit's %s", line)
+			}
+		}
+	}
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze not installed: the template unit is not verified here")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	text = strings.ReplaceAll(text, "/usr/local/bin/mmbot", self)
+	if err := os.WriteFile(filepath.Join(dir, "mmbot@.service"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var instances []string
+	for _, inst := range []string{"alice", "bob"} {
+		p := filepath.Join(dir, "mmbot@"+inst+".service")
+		if err := os.Symlink("mmbot@.service", p); err != nil {
+			t.Fatal(err)
+		}
+		instances = append(instances, p)
+	}
+	out, err := exec.Command(analyze, append([]string{"verify"}, instances...)...).CombinedOutput()
+	var problems []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if strings.Contains(line, "mmbot@") {
+			problems = append(problems, line)
+		}
+	}
+	if len(problems) > 0 || (err != nil && len(strings.TrimSpace(string(out))) == 0) {
+		t.Fatalf("systemd-analyze verify (%v):\n%s", err, strings.Join(problems, "\n"))
+	}
+	t.Logf("systemd-analyze verify: %v %s", err, out)
+}

@@ -22,6 +22,7 @@ type account struct {
 	apiKey     string
 	secret     secret.Value // base64url
 	passphrase secret.Value // 64 hex
+	privateKey secret.Value // the generated signing key; zero for a registered address
 	address    string       // the signing key's address (SVC_ADDRESS)
 	wallet     string       // the maker address holding the funds
 	sigType    int
@@ -134,7 +135,7 @@ func (e *Exchange) CreateAccount(opts AccountOptions) (AccountCreds, error) {
 	}
 	creds.APIKey, creds.Secret, creds.Passphrase = c.APIKey, c.Secret, c.Passphrase
 	a := &account{label: creds.Label, apiKey: c.APIKey, secret: c.Secret, passphrase: c.Passphrase,
-		address: creds.Address, wallet: creds.Wallet, sigType: opts.SignatureType}
+		privateKey: creds.PrivateKey, address: creds.Address, wallet: creds.Wallet, sigType: opts.SignatureType}
 	e.accts.add(a)
 	if err := e.fundLocked(a, opts.Fund, opts.Shares); err != nil {
 		return AccountCreds{}, err
@@ -247,5 +248,21 @@ func (e *Exchange) flowAccount(label, wallet string, fund int64) *account {
 func (as *accounts) sorted() []*account {
 	out := append([]*account(nil), as.list...)
 	sort.Slice(out, func(i, j int) bool { return out[i].id() < out[j].id() })
+	return out
+}
+
+// Credentials returns the credentials of the non-flow accounts, in creation
+// order (PrivateKey set for generated keys): after a restart from a state
+// file, what `mmbot sim` writes to its credentials file again.
+func (e *Exchange) Credentials() []AccountCreds {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []AccountCreds
+	for _, a := range e.accts.list {
+		if !a.flow {
+			out = append(out, AccountCreds{Label: a.label, Address: a.address, Wallet: a.wallet, SignatureType: a.sigType,
+				APIKey: a.apiKey, Secret: a.secret, Passphrase: a.passphrase, PrivateKey: a.privateKey})
+		}
+	}
 	return out
 }

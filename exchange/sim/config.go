@@ -73,6 +73,15 @@ type Config struct {
 	OnTrade func(TradeEvent)
 	OnBook  func(BookEvent)
 
+	// StateFile, when set, keeps the exchange across restarts: New loads
+	// the file when it exists (its catalog, seed, clock, accounts with
+	// their keys and API credentials, balances, orders, trades and flow
+	// replace Seed, Markets, Catalog and Start), and the state is saved
+	// there atomically on Close and every StateEvery (default 30s;
+	// negative: only on Close). See State and docs/simulator.md.
+	StateFile  string
+	StateEvery time.Duration
+
 	// RequestLogSize is how many requests RequestLog keeps (default 10000).
 	RequestLogSize int
 
@@ -173,6 +182,9 @@ func (c *Config) fill() error {
 	}
 	if err := c.Limits.Validate(); err != nil {
 		return fmt.Errorf("sim: %w", err)
+	}
+	if c.StateEvery == 0 {
+		c.StateEvery = 30 * time.Second
 	}
 	if c.RequestLogSize == 0 {
 		c.RequestLogSize = 10_000

@@ -80,6 +80,13 @@ type Exchange struct {
 	done    sync.WaitGroup
 	closed  bool
 	started bool
+	saveErr error // the last periodic state save's failure
+	// closeDone is closed when the first Close has finished; closeErr is
+	// what it returned.
+	closeDone chan struct{}
+	closeErr  error
+
+	restored bool // loaded from Config.StateFile
 }
 
 // ErrNotManual is returned by Advance on a real-time exchange.
@@ -88,6 +95,13 @@ var ErrNotManual = errors.New("sim: Advance needs the manual clock (Config.Manua
 // New builds an exchange: catalog, engine, flow accounts. It does not
 // listen until Start.
 func New(cfg Config) (*Exchange, error) {
+	st, err := loadState(cfg.StateFile)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil { // the saved exchange, whatever the configuration says
+		cfg.Seed, cfg.Start, cfg.Catalog = st.Seed, st.Start, st.Catalog
+	}
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
@@ -129,6 +143,13 @@ func New(cfg Config) (*Exchange, error) {
 		if err := e.addMarket(&cat.Markets[i]); err != nil {
 			return nil, err
 		}
+	}
+	if st != nil {
+		if err := e.restore(st); err != nil {
+			return nil, fmt.Errorf("sim: state file %s: %w", cfg.StateFile, err)
+		}
+		e.restored = true
+		return e, nil
 	}
 	e.flow, err = newFlow(e, cfg.Flow, cfg.Seed)
 	if err != nil {
@@ -314,6 +335,10 @@ func (e *Exchange) Start(ctx context.Context) (URLs, error) {
 		e.done.Add(1)
 		go e.tick()
 	}
+	if e.cfg.StateFile != "" && e.cfg.StateEvery > 0 {
+		e.done.Add(1)
+		go e.saveLoop()
+	}
 	go func() { // not in e.done: Close waits for e.done
 		select {
 		case <-ctx.Done():
@@ -357,15 +382,19 @@ func (e *Exchange) tick() {
 	}
 }
 
-// Close stops the server (in-flight requests get up to 5 s) and the ticker.
-// It is safe to call more than once.
+// Close stops the server (in-flight requests get up to 5 s) and the ticker,
+// then saves the state to Config.StateFile when set. It is safe to call
+// more than once.
 func (e *Exchange) Close() error {
 	e.srvMu.Lock()
 	if e.closed {
+		done := e.closeDone
 		e.srvMu.Unlock()
-		return nil
+		<-done // a concurrent Close (the context's) may still be saving
+		return e.closeErr
 	}
 	e.closed = true
+	e.closeDone = make(chan struct{})
 	close(e.stop)
 	srv := e.srv
 	e.srvMu.Unlock()
@@ -378,5 +407,17 @@ func (e *Exchange) Close() error {
 		}
 	}
 	e.done.Wait()
+	if e.cfg.StateFile != "" {
+		if serr := e.SaveState(); serr != nil {
+			err = errors.Join(err, serr)
+		} else {
+			e.setSaveErr(nil)
+		}
+		e.srvMu.Lock()
+		err = errors.Join(err, e.saveErr)
+		e.srvMu.Unlock()
+	}
+	e.closeErr = err
+	close(e.closeDone)
 	return err
 }

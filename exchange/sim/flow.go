@@ -24,6 +24,7 @@ type flow struct {
 	e        *Exchange
 	cfg      FlowConfig
 	r        *rand.Rand
+	src      *rand.PCG // r's source, saved in the state file
 	maker    *account
 	noise    *account
 	informed *account
@@ -59,7 +60,8 @@ type waiter struct {
 type sweep struct{ at time.Time }
 
 func newFlow(e *Exchange, cfg FlowConfig, seed uint64) (*flow, error) {
-	f := &flow{e: e, cfg: cfg, seed: seed, r: rand.New(rand.NewPCG(seed, 0x666c6f77)), mk: map[*mstate]*flowMarket{}}
+	src := rand.NewPCG(seed, 0x666c6f77)
+	f := &flow{e: e, cfg: cfg, seed: seed, src: src, r: rand.New(src), mk: map[*mstate]*flowMarket{}}
 	f.maker = e.flowAccount("sim-maker", flowWallet(seed, "maker"), flowFund)
 	f.noise = e.flowAccount("sim-noise-taker", flowWallet(seed, "noise"), flowFund)
 	f.informed = e.flowAccount("sim-informed-taker", flowWallet(seed, "informed"), flowFund)
@@ -82,6 +84,26 @@ func (f *flow) market(s *mstate, now time.Time) *flowMarket {
 		f.mk[s] = m
 	}
 	return m
+}
+
+// restoreFlow rebuilds the flow of a restored exchange: its accounts are
+// registered already, its ladders rest in the book, src continues the
+// random draws where they stopped. The per-market true and public values
+// (flowMarket) are not saved: each market starts again with both at its
+// current fair value.
+func restoreFlow(e *Exchange, cfg FlowConfig, seed uint64, src *rand.PCG, orders uint64) (*flow, error) {
+	f := &flow{e: e, cfg: cfg, seed: seed, src: src, r: rand.New(src), n: orders, mk: map[*mstate]*flowMarket{}}
+	for _, a := range []struct {
+		to   **account
+		name string
+	}{{&f.maker, "maker"}, {&f.noise, "noise"}, {&f.informed, "informed"}} {
+		acct, ok := e.accts.byWallet[flowWallet(seed, a.name)]
+		if !ok || !acct.flow {
+			return nil, fmt.Errorf("the flow's %s account is missing", a.name)
+		}
+		*a.to = acct
+	}
+	return f, nil
 }
 
 // flowWallet derives a flow account's wallet address from the seed.

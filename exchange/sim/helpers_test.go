@@ -75,6 +75,14 @@ func (env *testEnv) addAccount(opts AccountOptions) *testAccount {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return env.withCreds(creds)
+}
+
+// withCreds makes a signer and a client for an account's credentials.
+func (env *testEnv) withCreds(creds AccountCreds) *testAccount {
+	t := env.t
+	t.Helper()
+	var err error
 	ta := &testAccount{creds: creds}
 	if !creds.PrivateKey.IsZero() {
 		key, err := signer.ParseKey(creds.PrivateKey)

@@ -105,7 +105,7 @@ func TestOversizedRule(t *testing.T) {
 func TestTourOutputIgnored(t *testing.T) {
 	root, _ := gitFiles(t)
 	written := []string{
-		"mmbot.db", "mmbot.db.paper", "mmbot-demo.db", "sim-creds.json",
+		"mmbot.db", "mmbot.db.paper", "mmbot-demo.db", "mmbot-demo.db.20261127T184022Z", "mmbot-demo.db.addr", "sim-creds.json", "sim-state.json",
 		"export/orders.csv", "export/fills.csv",
 		"rec.mmrec", "rec.jsonl.gz", "report/report.html", "report/series.csv",
 		"mmbot", "cmd/mmbot/mmbot",

@@ -111,3 +111,22 @@ func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) err
 	}
 	return af.Commit()
 }
+
+// ErrExists is returned by MoveAside when its destination exists.
+var ErrExists = errors.New("destination exists")
+
+// MoveAside renames oldpath to newpath within one directory, never over an
+// existing file (ErrExists), and makes the rename durable (the directory is
+// fsynced): a journal set aside stays set aside after a crash.
+func MoveAside(oldpath, newpath string) error {
+	if _, err := os.Lstat(newpath); err == nil {
+		return fmt.Errorf("move %s aside: %s: %w", oldpath, newpath, ErrExists)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("move %s aside: %w", oldpath, err)
+	}
+	if err := os.Rename(oldpath, newpath); err != nil {
+		return fmt.Errorf("move %s aside: %w", oldpath, err)
+	}
+	syncDir(filepath.Dir(newpath))
+	return nil
+}

@@ -193,3 +193,26 @@ func TestKilledWriterLeavesOldFile(t *testing.T) {
 		t.Errorf("directory holds %v", e)
 	}
 }
+
+func TestMoveAside(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := os.WriteFile(a, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := MoveAside(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(b); err != nil || string(got) != "x" {
+		t.Fatalf("moved file: %q, %v", got, err)
+	}
+	if err := os.WriteFile(a, []byte("y"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := MoveAside(a, b); !errors.Is(err, ErrExists) {
+		t.Errorf("over an existing file: %v, want ErrExists", err)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "x" {
+		t.Errorf("the existing file was replaced: %q", got)
+	}
+}

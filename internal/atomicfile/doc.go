@@ -7,6 +7,7 @@
 // the destination as it was. The temporary file is created with mode 0600,
 // so content meant to stay private never exists with broader permissions.
 //
-// Recordings, reports, the simulator's catalog and its credentials file are
-// written through it.
+// Recordings, reports, the simulator's catalog, credentials and state files
+// are written through it. MoveAside renames a file out of the way (a
+// journal set aside) without overwriting anything.
 package atomicfile
