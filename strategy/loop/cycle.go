@@ -457,7 +457,7 @@ func (l *Loop) refresh(now time.Time) {
 			ConditionID: mr.m.ConditionID, Tokens: mr.books, Tick: mr.m.Tick, MinSize: mr.m.MinSize,
 			NegRisk: mr.m.NegRisk, Rewards: mr.m.Rewards, EndDate: mr.m.EndDate, Trades: mr.trades,
 			Position: [2]decimal.Decimal{l.pos[mr.m.TokenIDs[strategy.Yes]], l.pos[mr.m.TokenIDs[strategy.No]]},
-			LastFill: mr.lastFill, Now: now, Open: s.Open[:0],
+			LastFill: mr.lastFill, Now: now, Open: s.Open[:0], Locked: l.locked(inflight[i]),
 		}
 		for _, lo := range open {
 			s.Open = append(s.Open, strategy.OpenOrder{ID: lo.Hash, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
