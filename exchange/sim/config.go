@@ -65,6 +65,10 @@ type Config struct {
 	// Faults are injected faults (default none); SetFaults changes them.
 	Faults Faults
 
+	// Settlement, when its Delay is set, settles matches over time and
+	// lets Faults.SettleFailRate fail a fraction of them (settlement.go).
+	Settlement SettlementConfig
+
 	// Rand is the source of generated keys and API credentials (default
 	// crypto/rand).
 	Rand io.Reader
@@ -145,10 +149,14 @@ type Faults struct {
 	GarbageMarkets []string
 	GarbageRate    float64
 	GarbageKind    string
+	// SettleFailRate is the fraction of matches whose settlement fails
+	// (RETRYING, then FAILED and reverted); it needs Config.Settlement's
+	// Delay (settlement.go).
+	SettleFailRate float64
 }
 
 func (f Faults) validate() error {
-	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate, f.GarbageRate} {
+	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate, f.GarbageRate, f.SettleFailRate} {
 		if !(r >= 0 && r <= 1) {
 			return fmt.Errorf("sim: fault rate %v outside [0, 1]", r)
 		}
@@ -190,6 +198,12 @@ func (c *Config) fill() error {
 	}
 	if c.Step == 0 {
 		c.Step = 100 * time.Millisecond
+	}
+	if err := c.Settlement.fill(); err != nil {
+		return err
+	}
+	if c.Faults.SettleFailRate > 0 && c.Settlement.Delay <= 0 {
+		return errors.New("sim: a settlement failure rate needs a settlement delay (Settlement.Delay)")
 	}
 	if c.Step < time.Millisecond {
 		return fmt.Errorf("sim: step %s is below 1ms", c.Step)

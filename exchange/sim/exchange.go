@@ -62,6 +62,7 @@ type Exchange struct {
 	orders  map[string]*orderRecord
 	data    *ledger
 	flow    *flow
+	settle  settlements
 
 	srvMu   sync.Mutex
 	srv     *http.Server
@@ -204,6 +205,7 @@ func (e *Exchange) Step() error { return e.Advance(e.cfg.Step) }
 // stepLocked runs one step of dt ending at e.clock().
 func (e *Exchange) stepLocked(dt time.Duration) {
 	now := e.clock()
+	e.settleDue(now)
 	for _, o := range e.eng.Expire(now) {
 		e.touch(o.Market)
 	}
@@ -236,6 +238,7 @@ func (e *Exchange) Resolve(conditionID string, winner int) error {
 
 func (e *Exchange) resolveLocked(s *mstate, winner int, now time.Time) {
 	id := s.id
+	e.settleMarket(id) // what is held is paid out: settle it first
 	// settle the ledger before the engine removes the balances
 	e.data.resolve(e, s, winner, now)
 	if _, err := e.eng.Resolve(id, winner, now); err != nil {
