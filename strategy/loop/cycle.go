@@ -46,6 +46,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 		return err
 	}
 	l.readOrders(ctx, now, batch, rep, false)
+	l.takeSettlements(now, batch, rep)
 	l.refresh(now)
 	l.feedKill(now)
 	l.observeFlow(rep)
@@ -449,6 +450,7 @@ func (l *Loop) markFunc() func(string) (decimal.Decimal, bool) {
 // orders) and fair value for this cycle.
 func (l *Loop) refresh(now time.Time) {
 	byMarket, inflight := l.openByMarket()
+	unsettled := l.unsettledBuys()
 	for i, mr := range l.markets {
 		open := byMarket[i]
 		mr.open, mr.inflight = open, inflight[i]
@@ -457,7 +459,7 @@ func (l *Loop) refresh(now time.Time) {
 			ConditionID: mr.m.ConditionID, Tokens: mr.books, Tick: mr.m.Tick, MinSize: mr.m.MinSize,
 			NegRisk: mr.m.NegRisk, Rewards: mr.m.Rewards, EndDate: mr.m.EndDate, Trades: mr.trades,
 			Position: [2]decimal.Decimal{l.pos[mr.m.TokenIDs[strategy.Yes]], l.pos[mr.m.TokenIDs[strategy.No]]},
-			LastFill: mr.lastFill, Now: now, Open: s.Open[:0], Locked: l.locked(inflight[i]),
+			LastFill: mr.lastFill, Now: now, Open: s.Open[:0], Locked: l.locked(mr, inflight[i], unsettled),
 		}
 		for _, lo := range open {
 			s.Open = append(s.Open, strategy.OpenOrder{ID: lo.Hash, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
