@@ -42,7 +42,11 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 	}
 	now := l.clock.Now()
 	batch := &Batch{Now: now}
-	if err := l.readInputs(ctx, now, batch, rep); err != nil {
+	err := l.readInputs(ctx, now, batch, rep)
+	if l.cfg.Kill != nil && ctx.Err() == nil {
+		l.cfg.Kill.OnExchange(err == nil, now)
+	}
+	if err != nil {
 		return err
 	}
 	l.readOrders(ctx, now, batch, rep, false)
@@ -53,6 +57,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 
 	var cancels []*liveOrder
 	var places []placement
+	l.autoClear(now)
 	switch {
 	case l.tripped():
 		if !l.halted {

@@ -37,6 +37,9 @@ type Tally struct {
 	// settlement, ReversedVolume their shares (settle.go).
 	Reversed       int
 	ReversedVolume decimal.Decimal
+	// AutoClears counts the kill-switch trips that cleared by themselves
+	// once the exchange was back (risk.KillConfig.AutoClearAfter).
+	AutoClears int
 }
 
 // MarketStatus is one market's line of the live status.
