@@ -149,6 +149,10 @@ type Faults struct {
 	GarbageMarkets []string
 	GarbageRate    float64
 	GarbageKind    string
+	// NotReady answers every request 503 {"error":"service not ready"}
+	// with Retry-After: 1, before handling, as the live exchange does while
+	// its matching engine restarts.
+	NotReady bool
 	// SettleFailRate is the fraction of matches whose settlement fails
 	// (RETRYING, then FAILED and reverted); it needs Config.Settlement's
 	// Delay (settlement.go).

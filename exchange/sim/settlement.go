@@ -154,3 +154,10 @@ func (fs *faultState) drawSettleFail() bool {
 	defer fs.mu.Unlock()
 	return fs.f.SettleFailRate > 0 && fs.r.Float64() < fs.f.SettleFailRate
 }
+
+// notReady reports whether every request is answered 503 (Faults.NotReady).
+func (fs *faultState) notReady() bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.f.NotReady
+}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,26 @@ func TestSettlementConfigRefused(t *testing.T) {
 		if _, err := New(c); err == nil {
 			t.Errorf("config %+v accepted", c.Settlement)
 		}
+	}
+}
+
+// Issue 20 point 7: Faults.NotReady answers every request 503 "service not
+// ready" with a Retry-After, which the client reads as exchange.ErrNotReady.
+func TestNotReadyFault(t *testing.T) {
+	env := setup(t, 0)
+	c := env.client()
+	if err := env.ex.SetFaults(Faults{NotReady: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Markets(bg, "")
+	var ae *exchange.APIError
+	if !errors.Is(err, exchange.ErrNotReady) || !errors.As(err, &ae) || ae.RetryAfter != time.Second {
+		t.Fatalf("while not ready: %v", err)
+	}
+	if err := env.ex.SetFaults(Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Markets(bg, ""); err != nil {
+		t.Fatalf("ready again: %v", err)
 	}
 }
