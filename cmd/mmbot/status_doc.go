@@ -56,6 +56,9 @@ type killDoc struct {
 	Detail    string     `json:"detail"`
 	Since     *time.Time `json:"since"`
 	LastReset *resetDoc  `json:"last_reset"`
+	// AutoClears counts the trips that cleared by themselves once the
+	// exchange was back (risk.auto_clear_after).
+	AutoClears int `json:"auto_clears"`
 }
 
 type resetDoc struct {
@@ -115,6 +118,10 @@ type totalsDoc struct {
 	// per cycle. Reasons with no count are left out.
 	RiskRejectionsByReason map[string]int `json:"risk_rejections_by_reason"`
 	HeldBackByLimit        map[string]int `json:"held_back_by_limit"`
+	// FillsReversed counts the fills taken back because their trade failed
+	// at settlement; TradesPending the trades not final yet.
+	FillsReversed int `json:"fills_reversed"`
+	TradesPending int `json:"trades_pending"`
 }
 
 type marketDoc struct {
@@ -221,7 +228,9 @@ func buildStatusDoc(in *statusInput) statusDoc {
 	d.Totals = totalsDoc{LiveOrders: st.LiveOrders, Fills: t.Fills, Volume: t.Volume.String(), Notional: t.Notional.String(),
 		RealizedPnL: t.RealizedPnL.String(), MarkedPnL: t.MarkedPnL.String(), OrdersPlaced: t.Placed, OrdersRefused: t.PlaceFailed,
 		Cancels: t.Cancelled, CancelsFailed: t.CancelFailed, RiskRejections: t.Rejected,
-		RiskRejectionsByReason: reasonCounts(&t.RejectedBy), HeldBackByLimit: reasonCounts(&t.HeldBack)}
+		RiskRejectionsByReason: reasonCounts(&t.RejectedBy), HeldBackByLimit: reasonCounts(&t.HeldBack),
+		FillsReversed: t.Reversed, TradesPending: st.PendingTrades}
+	d.KillSwitch.AutoClears = t.AutoClears
 	inUse, orders := st.AtRisk()
 	d.Collateral = collateralDocOf(inUse, orders)
 	if in.CollateralLimit.IsPositive() {

@@ -69,7 +69,7 @@ func (j journal) Apply(b *loop.Batch) error {
 			}
 			return err
 		}
-		return nil
+		return applyTrades(tx, b)
 	})
 }
 

@@ -43,6 +43,10 @@ type Metrics struct {
 	MarkoutGain   *prometheus.CounterVec // label horizon: collateral, fills the fair value moved towards
 	MarkoutLoss   *prometheus.CounterVec // label horizon: collateral, fills the fair value moved against
 	MarkoutShares *prometheus.CounterVec // label horizon: shares whose markout was measured
+
+	FillsReversed  prometheus.Counter // fills taken back: their trade failed at settlement
+	TradesPending  prometheus.Gauge   // trades of ours not final yet (MATCHED, MINED, RETRYING)
+	KillAutoClears prometheus.Counter // trips that cleared by themselves once the exchange was back
 }
 
 // New creates the collectors and registers them on reg.
@@ -95,6 +99,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Markouts of fills that the fair value moved against, horizon after the fill: size times the move, in collateral."}, []string{"horizon"}),
 		MarkoutShares: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_markout_shares_total",
 			Help: "Shares filled whose markout at horizon was measured."}, []string{"horizon"}),
+		FillsReversed: prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_fills_reversed_total",
+			Help: "Fills taken back because their trade failed at settlement (RETRYING, then FAILED)."}),
+		TradesPending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_trades_pending",
+			Help: "Trades of ours not final yet (MATCHED, MINED or RETRYING): their fills are booked as pending."}),
+		KillAutoClears: prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_kill_switch_auto_clears_total",
+			Help: "Kill-switch trips caused by the exchange being away that cleared by themselves (risk.auto_clear_after)."}),
 	}
 	// The two statuses exist from the start, at 0, so that the first 401
 	// is an increase (a series born at 1 has none).
@@ -103,7 +113,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
 		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds, m.MarketDataRefused,
 		m.LiveOrders, m.Markets, m.CycleErrors, m.LastCycle, m.AuthFailures, m.RateCap, m.RateAdmitted, m.Drawdown,
-		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares} {
+		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares, m.FillsReversed, m.TradesPending, m.KillAutoClears} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
