@@ -44,7 +44,7 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 	batch := &Batch{Now: now}
 	err := l.readInputs(ctx, now, batch, rep)
 	if l.cfg.Kill != nil && ctx.Err() == nil {
-		l.cfg.Kill.OnExchange(err == nil, now)
+		l.cfg.Kill.OnExchange(err == nil, l.clock.Now()) // when the answers came, not when the cycle began
 	}
 	if err != nil {
 		return err
