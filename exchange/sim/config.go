@@ -135,6 +135,10 @@ type Faults struct {
 	// Maintenance refuses POST /orders and DELETE /order with 503 while
 	// MaintenanceFrom <= wall clock < MaintenanceUntil.
 	MaintenanceFrom, MaintenanceUntil time.Time
+	// MaintenanceStatus is the status the window answers: 503 (0, the
+	// default: the exchange not ready, which a client waits out) or a 5xx
+	// it counts as an error (500).
+	MaintenanceStatus int
 	// Stall holds the requests of these endpoints, each "METHOD /path"
 	// relative to its area's base ("POST /books", "DELETE /order"), without
 	// an answer until the client gives up, while StallFrom <= wall clock <
@@ -167,6 +171,9 @@ func (f Faults) validate() error {
 	}
 	if f.Delay < 0 {
 		return fmt.Errorf("sim: fault delay %s is negative", f.Delay)
+	}
+	if f.MaintenanceStatus != 0 && (f.MaintenanceStatus < 500 || f.MaintenanceStatus > 599) {
+		return fmt.Errorf("sim: maintenance status %d: want a 5xx", f.MaintenanceStatus)
 	}
 	for _, ep := range f.Stall {
 		method, path, ok := strings.Cut(ep, " ")
