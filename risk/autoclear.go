@@ -8,9 +8,11 @@ const DefaultAutoClearMaxPerDay = 3
 // ExchangeAway reports whether a trip for r can be caused by the exchange
 // being away (restarting, unreachable, answering 5xx or 425): the loop's
 // guard (stale quotes, a blind loop), stale books and a run of order
-// errors. Such a trip may clear by itself (KillConfig.AutoClearAfter); the
-// others (losses, clock skew, throttled cancels, refused credentials, an
-// operator's halt) stay latched for a human.
+// errors — those only when the errors were the exchange's absence
+// (OnOrderFailure with away set), not refusals. Such a trip may clear by
+// itself (KillConfig.AutoClearAfter); the others (losses, clock skew,
+// throttled cancels, refused credentials, an operator's halt) stay latched
+// for a human.
 func (r TripReason) ExchangeAway() bool {
 	switch r {
 	case TripStaleLoop, TripStaleQuotes, TripStaleBook, TripConsecutiveErrors, TripErrorRate:
@@ -27,6 +29,36 @@ type autoClear struct {
 	clearsToday  int
 	total        int
 	capLogged    bool // the cap was reported for the current trip
+	awayRun      int  // order failures in a row caused by the exchange being away
+	lastAway     bool // the last order failure was caused by the exchange being away
+	tripAway     bool // the current trip was caused by the exchange being away
+}
+
+// noteResult follows the order results: ok, or failed (away: because the
+// exchange was away).
+func (a *autoClear) noteResult(ok, away bool) {
+	switch {
+	case ok:
+		a.awayRun = 0
+	case away:
+		a.awayRun++
+		a.lastAway = true
+	default:
+		a.awayRun, a.lastAway = 0, false
+	}
+}
+
+// away reports whether a trip for r, with consecutive order errors in a
+// row, is caused by the exchange being away: the error trips only when the
+// errors were (all of the run; the latest for the rate).
+func (a *autoClear) away(r TripReason, consecutive int) bool {
+	switch r {
+	case TripConsecutiveErrors:
+		return a.awayRun >= consecutive
+	case TripErrorRate:
+		return a.lastAway
+	}
+	return r.ExchangeAway()
 }
 
 // OnExchange records whether the exchange answered normally at now (the
@@ -61,7 +93,7 @@ func (k *KillSwitch) AutoClear(now time.Time) AutoClearResult {
 	defer k.mu.Unlock()
 	a := &k.auto
 	after := k.cfg.AutoClearAfter
-	if !k.tripped || after <= 0 || !k.trip.Reason.ExchangeAway() || a.healthySince.IsZero() {
+	if !k.tripped || after <= 0 || !a.tripAway || a.healthySince.IsZero() {
 		return AutoClearResult{}
 	}
 	since := a.healthySince

@@ -127,3 +127,42 @@ func TestKillSwitchAutoClearKeepsLossBaselines(t *testing.T) {
 		t.Fatal("negative AutoClearAfter accepted")
 	}
 }
+
+// A run of order errors clears by itself only when the errors were the
+// exchange's absence (OnOrderFailure with away), not refusals.
+func TestKillSwitchAutoClearErrorTrips(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		fail  func(k *KillSwitch, now time.Time)
+		clear bool
+	}{
+		{"connection errors", func(k *KillSwitch, now time.Time) { k.OnOrderFailure(true, now) }, true},
+		{"refusals", func(k *KillSwitch, now time.Time) { k.OnOrderResult(false, now) }, false},
+		{"refusals then connection errors", func(k *KillSwitch, now time.Time) {
+			if now.Sub(t0) < 2*time.Second {
+				k.OnOrderResult(false, now)
+			} else {
+				k.OnOrderFailure(true, now)
+			}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := NewKillSwitch(KillConfig{MaxConsecutiveErrors: 3, AutoClearAfter: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				tc.fail(k, t0.Add(time.Duration(i)*time.Second))
+			}
+			if tripped, trip := k.Tripped(); !tripped || trip.Reason != TripConsecutiveErrors {
+				t.Fatalf("not tripped for errors: %v %+v", tripped, trip)
+			}
+			k.OnExchange(true, t0.Add(3*time.Second))
+			r := k.AutoClear(t0.Add(time.Minute))
+			if cleared := r.Cleared.Reason != 0; cleared != tc.clear {
+				t.Fatalf("cleared %v, want %v", cleared, tc.clear)
+			}
+		})
+	}
+}

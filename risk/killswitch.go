@@ -136,6 +136,7 @@ func (k *KillSwitch) tripLocked(r TripReason, now time.Time, format string, a ..
 	}
 	k.tripped = true
 	k.trip = Trip{Reason: r, Detail: fmt.Sprintf(format, a...), At: now}
+	k.auto.tripAway = k.auto.away(r, k.consecutive)
 }
 
 // Tripped reports whether the switch is tripped and, if so, why.
@@ -214,6 +215,21 @@ func (k *KillSwitch) LastReset() (by string, cleared Trip) {
 func (k *KillSwitch) OnOrderResult(ok bool, now time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.auto.noteResult(ok, false)
+	k.orderResultLocked(ok, now)
+}
+
+// OnOrderFailure records a failed order call, and whether it failed because
+// the exchange was away (no answer, a server error): a trip for a run of
+// such failures may clear by itself (AutoClear), one for refusals may not.
+func (k *KillSwitch) OnOrderFailure(away bool, now time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.auto.noteResult(false, away)
+	k.orderResultLocked(false, now)
+}
+
+func (k *KillSwitch) orderResultLocked(ok bool, now time.Time) {
 	if ok {
 		k.consecutive = 0
 	} else {

@@ -378,13 +378,14 @@ func (l *Loop) orderError(err error) {
 		return
 	}
 	now := l.clock.Now()
-	if away(err) {
+	gone := away(err)
+	if gone {
 		l.cfg.Kill.OnExchange(false, now)
 	}
 	if errors.Is(err, exchange.ErrNotReady) {
 		return
 	}
-	l.cfg.Kill.OnOrderResult(false, now)
+	l.cfg.Kill.OnOrderFailure(gone, now)
 }
 
 // away reports whether err says the exchange is away: not ready, a server
