@@ -195,15 +195,14 @@ func (l *Loop) takeSettlement(t OwnTrade, byID map[string]*liveOrder, now time.T
 			return
 		}
 		tu, key = ot.TradeUpdate, ot.Key()
+	case status == exchange.TradeConfirmed:
+		return // final before the loop saw it pending: its fill is final as booked
 	default:
 		var ok bool
 		if tu, ok = l.tradeOf(t, byID); !ok {
 			return
 		}
 		key = tu.Key()
-		if status == exchange.TradeConfirmed {
-			return // final before the loop saw it pending: its fill is final as booked
-		}
 		if status == exchange.TradeFailed && l.journaledFailed(tu) {
 			return // taken back already (before a restart)
 		}
