@@ -5,7 +5,7 @@
 //   - report: the text, CSV, JSON, HTML and SVG reports of a run and of a
 //     sweep.
 //   - export: recordings and a run's or a sweep's results as Parquet files
-//     (arrow-go stays inside it).
+//     (parquet-go stays inside it).
 //   - replay: the replay venue, the strategy loop's Venue and Clock over a
 //     recording; Run drives one backtest, ScanMarkets finds a recording's
 //     markets.

@@ -74,15 +74,21 @@ func tokenBody(tokenIDs []string) ([]byte, error) {
 }
 
 // Books returns the books of the given tokens (POST /books), as sent; call
-// OrderBook.Normalize for best-first levels.
+// OrderBook.Normalize for best-first levels. A book's terms and last trade
+// price may be "" (read as no value; see decodeBooks).
 func (c *Client) Books(ctx context.Context, tokenIDs []string) ([]OrderBook, error) {
 	body, err := tokenBody(tokenIDs)
 	if err != nil {
 		return nil, err
 	}
-	var out []OrderBook
-	if err := c.doJSON(ctx, call{ep: epBooks, path: "/books", body: body, answer: len(tokenIDs)}, &out); err != nil {
+	status, raw, err := c.do(ctx, call{ep: epBooks, path: "/books", body: body, answer: len(tokenIDs)})
+	if err != nil {
 		return nil, err
+	}
+	out, err := decodeBooks(raw)
+	if err != nil {
+		s := &endpointSpecs[epBooks]
+		return nil, &DecodeError{Area: s.area, Endpoint: s.method + " " + s.pattern, Status: status, Body: clip(raw, bodyQuote), Err: err}
 	}
 	return out, nil
 }

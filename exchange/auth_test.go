@@ -96,7 +96,7 @@ func TestRetriedOrderReadIsSignedAgain(t *testing.T) {
 			reply(w, 503, `{"error":"busy"}`)
 			return
 		}
-		reply(w, 200, `{"order":{"id":"0x1"}}`)
+		reply(w, 200, `{"order":{"id":"0x1","status":"LIVE","originalSize":"1","sizeMatched":"0","price":"0.5"}}`)
 	})
 	o, err := e.c.Order(e.ctx, "0x1")
 	if err != nil || o.ID != "0x1" {

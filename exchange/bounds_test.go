@@ -20,7 +20,7 @@ func hugeOrder(n int) string {
 	for size := 0; size < n; size += 70 {
 		ids = append(ids, fmt.Sprintf(`"0x%064x"`, size))
 	}
-	return `{"order":{"id":"0x1","status":"LIVE","associateTrades":[` + strings.Join(ids, ",") + `]}}`
+	return `{"order":{"id":"0x1","status":"LIVE","originalSize":"1","sizeMatched":"0","price":"0.5","associateTrades":[` + strings.Join(ids, ",") + `]}}`
 }
 
 // TestAnswerOverBoundIsRefused: a GET /data/order answer over the

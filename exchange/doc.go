@@ -33,6 +33,13 @@
 // (*ValidationError, a stable Reason per rule) before anyone trades on
 // them.
 //
+// Responses are read in the spec's shape and, where it differs, in the live
+// exchange's (docs/protocol.md, "Live shapes"): an order read unwrapped and
+// in snake_case, builder-trade times in Unix seconds, token ids as an array.
+// A decoded value that lacks what its caller needs (an order without id or
+// status, an unknown status) is a *FieldError naming the field, never an
+// empty value.
+//
 // The package imports nothing of mmbot's own. Authenticated calls take their
 // headers from an Authenticator, which package signer implements. Tests and
 // backtests drive time with package exchange/clocktest.

@@ -268,7 +268,7 @@ func endpointCases() []endpointCase {
 		{
 			name: "builder trades", pattern: "GET /clob/builder/trades", path: "/clob/builder/trades",
 			query:   url.Values{"id": {"t"}, "maker_address": {"0xm"}, "market": {"0xa"}, "asset_id": {"1"}, "before": {"100"}, "after": {"0"}, "next_cursor": {"Mw=="}},
-			respond: `[{"id":"t","side":"BUY","size":"2","price":"0.5","maker_orders":[{"order_id":"0xo","matched_amount":"2"}]}]`,
+			respond: `[{"id":"t","status":"MATCHED","match_time":"2024-06-01T10:00:00Z","type":"TAKER","side":"BUY","size":"2","price":"0.5","maker_orders":[{"order_id":"0xo","matched_amount":"2"}]}]`,
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.BuilderTrades(ctx, BuilderTradesParams{ID: "t", MakerAddress: "0xm", Market: "0xa", AssetID: "1", Before: Ptr(int64(100)), After: Ptr(int64(0)), NextCursor: "Mw=="})
 			},
@@ -281,7 +281,7 @@ func endpointCases() []endpointCase {
 		},
 		{
 			name: "builder trades object shape", pattern: "GET /clob/builder/trades", path: "/clob/builder/trades",
-			respond: `{"data":[{"id":"t"}],"next_cursor":"LTE="}`,
+			respond: `{"data":[{"id":"t","status":"MATCHED","match_time":"1717236000","trader_side":"MAKER"}],"next_cursor":"LTE="}`,
 			call:    func(ctx context.Context, c *Client) (any, error) { return c.BuilderTrades(ctx, BuilderTradesParams{}) },
 			check: func(t *testing.T, got any) {
 				if p := got.(*BuilderTradesPage); len(p.Data) != 1 || p.NextCursor != EndCursor {

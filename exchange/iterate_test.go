@@ -88,7 +88,9 @@ func TestCursorIterationToTheEnd(t *testing.T) {
 
 func TestAllBuilderTradesDerivesCursors(t *testing.T) {
 	e := setup(t)
-	s := &cursorServer{n: 5, size: 2, bare: true, item: func(i int) any { return map[string]any{"id": strconv.Itoa(i)} }}
+	s := &cursorServer{n: 5, size: 2, bare: true, item: func(i int) any {
+		return map[string]any{"id": strconv.Itoa(i), "status": "MATCHED", "match_time": "1717236000", "type": "TAKER"}
+	}}
 	e.handle("GET /clob/builder/trades", func(w http.ResponseWriter, r *http.Request, b []byte) {
 		if r.URL.Query().Get("market") != "0xa" {
 			t.Errorf("filter lost: %v", r.URL.Query())

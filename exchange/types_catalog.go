@@ -14,8 +14,9 @@ import (
 //
 // Outcomes and ClobTokenIDs are strings whose content is a JSON-encoded array
 // of strings, e.g. "[\"Yes\",\"No\"]" (the project's choice where the spec
-// does not show the format); use the Outcomes and TokenIDs methods to read
-// them.
+// does not show the format); the decoder also takes a plain JSON array, as
+// the live catalog sends it (catalog_decode.go). Use the Outcomes and
+// TokenIDs methods to read them.
 type CatalogMarket struct {
 	ID               string         `json:"id"`
 	Question         string         `json:"question"`
@@ -130,13 +131,16 @@ type Tag struct {
 }
 
 // ParseDate parses a catalog or order-book date-time string. It accepts RFC
-// 3339 with or without fractional seconds, and a bare date (YYYY-MM-DD). An
-// empty string gives the zero time and ok == false.
+// 3339 with or without fractional seconds, with a space for the T, an
+// offset of hours only ("+00", as the live catalog writes some times), and
+// a bare date (YYYY-MM-DD). An empty string gives the zero time and ok ==
+// false.
 func ParseDate(s string) (t time.Time, ok bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05Z07:00", "2006-01-02"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05.999999999Z07:00",
+		"2006-01-02 15:04:05.999999999Z07", "2006-01-02T15:04:05.999999999Z07", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.UTC(), true
 		}

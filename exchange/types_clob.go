@@ -245,7 +245,10 @@ const (
 	TradeFailed    = "FAILED"
 )
 
-// BuilderTrade is one item of GET /builder/trades.
+// BuilderTrade is one item of GET /builder/trades, in the spec's shape or
+// the live exchange's (see UnmarshalJSON in trade_decode.go). A decoded
+// trade always has an ID, a Status among the Trade… constants, a MatchTime
+// in ISO 8601 and a Type of RoleTaker or RoleMaker.
 type BuilderTrade struct {
 	ID              string          `json:"id"`
 	TakerOrderID    string          `json:"taker_order_id"`
@@ -264,7 +267,11 @@ type BuilderTrade struct {
 	Owner           string          `json:"owner"`
 	TransactionHash string          `json:"transaction_hash"`
 	MakerOrders     []MakerOrder    `json:"maker_orders"`
-	Type            string          `json:"type"`
+	Type            string          `json:"type"` // RoleTaker or RoleMaker, from type or trader_side
+	// TraderSide is the live exchange's name of the role (TAKER, MAKER),
+	// kept as sent; the spec's shape has none, so it is written only when
+	// set.
+	TraderSide string `json:"trader_side,omitempty"`
 }
 
 // MakerOrder is one resting order matched by a builder trade.
@@ -288,7 +295,12 @@ type BuilderTradesPage struct {
 	NextCursor string         `json:"next_cursor"`
 }
 
-// Order is an order as read by GET /data/order/{id}.
+// Order is an order as read by GET /data/order/{id}, in the spec's
+// camelCase or the live exchange's snake_case (see UnmarshalJSON). A
+// decoded Order always has an ID, a Status that is one of StatusLive,
+// StatusMatched and StatusCanceled, and OriginalSize, SizeMatched and Price
+// as they were sent; CreatedAt and UpdatedAt are ISO 8601 (a live Unix
+// count is rewritten).
 type Order struct {
 	AssociateTrades []string        `json:"associateTrades"`
 	ID              string          `json:"id"`
@@ -305,9 +317,14 @@ type Order struct {
 	Type            OrderType       `json:"type"`
 	CreatedAt       string          `json:"createdAt"`
 	UpdatedAt       string          `json:"updatedAt"`
+	// Expiration is the live exchange's field (Unix seconds, "0" for
+	// none); the spec's order has none, so it is written only when set.
+	Expiration string `json:"expiration,omitempty"`
 }
 
-// OrderEnvelope is the body of GET /data/order/{id}: {"order": {...}}.
+// OrderEnvelope is the body of GET /data/order/{id}: {"order": {...}} as
+// the spec shows it, or the order unwrapped as the live exchange sends it
+// (order_decode.go reads both; it encodes the spec's shape).
 type OrderEnvelope struct {
 	Order Order `json:"order"`
 }

@@ -39,10 +39,13 @@ var typeCases = []struct {
 	{"spreads", func() any { return new(map[string]decimal.Decimal) }},
 	{"order", func() any { return new(OrderEnvelope) }},
 	{"order_nulls", func() any { return new(OrderEnvelope) }},
+	{"order_live", func() any { return new(OrderEnvelope) }},
 	{"placement_items", func() any { return new([]PlacementItem) }},
 	{"placement_results", func() any { return new([]PlacementResult) }},
 	{"cancel_result", func() any { return new(CancelResult) }},
 	{"builder_trades", func() any { return new([]BuilderTrade) }},
+	{"builder_trades_live", func() any { return new([]BuilderTrade) }},
+	{"catalog_market_live", func() any { return new(CatalogMarket) }},
 	{"error_bodies", func() any { return new([]ErrorBody) }},
 }
 
@@ -225,6 +228,10 @@ func TestParseDate(t *testing.T) {
 		{"2024-05-30T12:00:00.123Z", true, "2024-05-30T12:00:00.123Z"},
 		{"2024-06-30T02:00:00+02:00", true, "2024-06-30T00:00:00Z"},
 		{"2024-06-30", true, "2024-06-30T00:00:00Z"},
+		{"2024-06-30 02:00:00+02", true, "2024-06-30T00:00:00Z"},
+		{"2024-06-30 00:00:00.5+00", true, "2024-06-30T00:00:00.5Z"},
+		{"2024-06-30T00:00:00+00", true, "2024-06-30T00:00:00Z"},
+		{"2024-06-30 00:00:00.123Z", true, "2024-06-30T00:00:00.123Z"},
 		{"yesterday", false, ""},
 	}
 	for _, tt := range tests {

@@ -106,9 +106,22 @@ func quoteValue(d decimal.Decimal) string {
 // TickSizes and the minimum order size is in (0, MaxMinOrderSize]. subject
 // names the market in the error.
 func ValidateTerms(subject string, tick, minSize decimal.Decimal) error {
+	return validateTerms(subject, "tick size", "minimum order size", tick, minSize)
+}
+
+// validateTerms is ValidateTerms with the wire names of the two fields: a
+// zero value is named as absent (older books carry no tick_size and no
+// min_order_size, and an absent decimal decodes as 0).
+func validateTerms(subject, tickField, minField string, tick, minSize decimal.Decimal) error {
+	if tick.IsZero() {
+		return &ValidationError{Subject: subject, Reason: InvalidTick, Detail: tickField + " is absent (or 0)"}
+	}
 	if !ValidTick(tick) {
 		return &ValidationError{Subject: subject, Reason: InvalidTick,
 			Detail: fmt.Sprintf("tick size %s is not one of 0.1, 0.01, 0.001, 0.0001", quoteValue(tick))}
+	}
+	if minSize.IsZero() {
+		return &ValidationError{Subject: subject, Reason: InvalidMinSize, Detail: minField + " is absent (or 0)"}
 	}
 	if !tame(minSize) || !minSize.IsPositive() || minSize.GreaterThan(MaxMinOrderSize) {
 		return &ValidationError{Subject: subject, Reason: InvalidMinSize,
@@ -119,7 +132,7 @@ func ValidateTerms(subject string, tick, minSize decimal.Decimal) error {
 
 // ValidateMarket checks the terms of a market of GET /markets.
 func ValidateMarket(m *Market) error {
-	return ValidateTerms("market "+m.ConditionID, m.MinimumTickSize.Decimal, m.MinimumOrderSize.Decimal)
+	return validateTerms("market "+m.ConditionID, "minimum_tick_size", "minimum_order_size", m.MinimumTickSize.Decimal, m.MinimumOrderSize.Decimal)
 }
 
 // ValidateBook checks a book of POST /books, in the order the levels
@@ -130,7 +143,7 @@ func ValidateMarket(m *Market) error {
 // rising or strictly falling, and the best bid below the best ask.
 func ValidateBook(b *OrderBook) error {
 	subject := "book of token " + b.AssetID
-	if err := ValidateTerms(subject, b.TickSize, b.MinOrderSize); err != nil {
+	if err := validateTerms(subject, "tick_size", "min_order_size", b.TickSize, b.MinOrderSize); err != nil {
 		return err
 	}
 	bad := func(reason, format string, a ...any) error {

@@ -2,6 +2,7 @@ package signer
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -206,6 +207,8 @@ func TestVerifyL2Errors(t *testing.T) {
 		{"stale", good, "DELETE", "/order", body, now.Add(31 * time.Second), ErrStaleTimestamp},
 		{"from the future", good, "DELETE", "/order", body, now.Add(-31 * time.Second), ErrStaleTimestamp},
 		{"signature not hex", with(exchange.HeaderSignature, "xyz"), "DELETE", "/order", body, now, ErrMalformedHeader},
+		{"signature base64url of 31 bytes", with(exchange.HeaderSignature, base64.URLEncoding.EncodeToString(make([]byte, 31))), "DELETE", "/order", body, now, ErrMalformedHeader},
+		{"signature base64url of another HMAC", with(exchange.HeaderSignature, base64.URLEncoding.EncodeToString(make([]byte, 32))), "DELETE", "/order", body, now, ErrBadSignature},
 		{"other body", good, "DELETE", "/order", []byte(`{"orderId":"0xabd"}`), now, ErrBadSignature},
 		{"other path", good, "DELETE", "/orders", body, now, ErrBadSignature},
 		{"other method", good, "POST", "/order", body, now, ErrBadSignature},

@@ -2,7 +2,9 @@ package signer
 
 import (
 	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -34,7 +36,8 @@ func header(h http.Header, name string) string {
 // API key. Each failure wraps its own sentinel: ErrMissingHeader,
 // ErrMalformedHeader, ErrUnknownAPIKey, ErrBadPassphrase, ErrAddressMismatch,
 // ErrStaleTimestamp or ErrBadSignature. Secrets are compared in constant
-// time and never appear in an error.
+// time and never appear in an error. SVC_SIGNATURE may be hex or base64url
+// (DecodeL2Signature): either way the HMAC is checked.
 func VerifyL2(h http.Header, method, path string, body []byte, lookup func(apiKey string) (Credentials, string, bool), now time.Time, window time.Duration) (string, error) {
 	names := []string{exchange.HeaderAddress, exchange.HeaderAPIKey, exchange.HeaderPassphrase, exchange.HeaderTimestamp, exchange.HeaderSignature}
 	var vals [5]string
@@ -66,9 +69,9 @@ func VerifyL2(h http.Header, method, path string, body []byte, lookup func(apiKe
 	if err := checkFresh(ts, now, window); err != nil {
 		return "", err
 	}
-	got, err := hex.DecodeString(signature)
+	got, err := DecodeL2Signature(signature)
 	if err != nil {
-		return "", fmt.Errorf("%w: %s is not hex", ErrMalformedHeader, exchange.HeaderSignature)
+		return "", err
 	}
 	key, err := decodeSecret(creds.Secret.Reveal())
 	if err != nil {
@@ -79,6 +82,26 @@ func VerifyL2(h http.Header, method, path string, body []byte, lookup func(apiKe
 		return "", ErrBadSignature
 	}
 	return apiKey, nil
+}
+
+// DecodeL2Signature reads an SVC_SIGNATURE in the form the spec gives
+// (hex, as this project's client sends it) or in the form the official
+// client libraries send and the live exchange accepts: the HMAC-SHA256 in
+// base64url, with its "=" padding (unpadded and standard base64 are taken
+// too). A base64 value must hold exactly the 32 bytes of an HMAC-SHA256.
+// The two forms cannot be confused: 32 bytes in base64 are 43 or 44
+// characters, with a character or a padding that hex does not have. A
+// value in neither form wraps ErrMalformedHeader.
+func DecodeL2Signature(s string) ([]byte, error) {
+	if b, err := hex.DecodeString(s); err == nil {
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.URLEncoding, base64.RawURLEncoding, base64.StdEncoding, base64.RawStdEncoding} {
+		if b, err := enc.Strict().DecodeString(s); err == nil && len(b) == sha256.Size {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s is neither hex nor the base64url of an HMAC-SHA256", ErrMalformedHeader, exchange.HeaderSignature)
 }
 
 // maxDurationSecs is the most whole seconds a time.Duration holds.

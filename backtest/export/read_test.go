@@ -1,8 +1,10 @@
 package export_test
 
 import (
-	"context"
+	"errors"
 	"fmt"
+	"io"
+	"math/big"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,13 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/shopspring/decimal"
 )
 
@@ -32,8 +30,8 @@ type column struct {
 
 func (c column) String() string { return fmt.Sprintf("%s %s null=%v", c.Name, c.Type, c.Nullable) }
 
-// pqFile is a Parquet file read back with arrow-go's reader: the schema
-// of its columns, its rows as text (see cell), its row groups and its
+// pqFile is a Parquet file read back: the schema of its columns as its
+// footer states it, its rows as text (see cell), its row groups and its
 // key-value metadata.
 type pqFile struct {
 	cols   []column
@@ -43,7 +41,9 @@ type pqFile struct {
 	kv     map[string]string
 }
 
-// readParquet reads the whole file at path.
+// readParquet reads the whole file at path with parquet-go's reader; the
+// column types come from the footer's schema elements as written, not from
+// the reader's interpretation of them.
 func readParquet(t *testing.T, path string) pqFile {
 	t.Helper()
 	f, err := os.Open(path)
@@ -51,92 +51,127 @@ func readParquet(t *testing.T, path string) pqFile {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	defer pf.Close()
-	out := pqFile{groups: pf.NumRowGroups(), kv: map[string]string{}}
-	md := pf.MetaData()
-	for _, col := range md.Schema.Columns() {
-		out.cols = append(out.cols, column{Name: col.Name(), Type: docType(col), Nullable: col.MaxDefinitionLevel() > 0})
-	}
-	kv := md.KeyValueMetadata()
-	for i, k := range kv.Keys() {
-		out.kv[k] = kv.Values()[i]
-	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 20}, memory.DefaultAllocator)
+	st, err := f.Stat()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := fr.ReadTable(context.Background())
+	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	defer tbl.Release()
-	n := int(tbl.NumRows())
-	out.rows = make([][]string, n)
-	for i := range out.rows {
-		out.rows[i] = make([]string, tbl.NumCols())
+	md := pf.Metadata()
+	out := pqFile{groups: len(md.RowGroups), kv: map[string]string{}}
+	elems := md.Schema[1:] // [0] is the root; the files are flat
+	for _, e := range elems {
+		if e.NumChildren.V > 0 {
+			t.Fatalf("%s: column %s is a group", path, e.Name)
+		}
+		out.names = append(out.names, e.Name)
+		out.cols = append(out.cols, column{Name: e.Name, Type: docType(e), Nullable: e.RepetitionType.V == format.Optional})
 	}
-	for c := 0; c < int(tbl.NumCols()); c++ {
-		out.names = append(out.names, tbl.Schema().Field(c).Name)
-		row := 0
-		for _, chunk := range tbl.Column(c).Data().Chunks() {
-			for i := 0; i < chunk.Len(); i++ {
-				out.rows[row][c] = cell(t, chunk, i)
-				row++
+	for _, kv := range md.KeyValueMetadata {
+		out.kv[kv.Key] = kv.Value
+	}
+	buf := make([]parquet.Row, 128)
+	for _, rg := range pf.RowGroups() {
+		rows := rg.Rows()
+		for {
+			n, err := rows.ReadRows(buf)
+			for _, r := range buf[:n] {
+				if len(r) != len(elems) {
+					t.Fatalf("%s: a row of %d values for %d columns", path, len(r), len(elems))
+				}
+				cells := make([]string, len(elems))
+				for _, v := range r {
+					cells[v.Column()] = cell(t, elems[v.Column()], v)
+				}
+				out.rows = append(out.rows, cells)
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
 			}
 		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if int64(len(out.rows)) != pf.NumRows() {
+		t.Fatalf("%s: read %d rows, the footer says %d", path, len(out.rows), pf.NumRows())
 	}
 	return out
 }
 
-// cell formats one value: decimals in their shortest form ("0.5"), times
-// in RFC 3339 UTC with nanoseconds, "null" for null.
-func cell(t *testing.T, a arrow.Array, i int) string {
-	if a.IsNull(i) {
+// cell formats one value of the column e: decimals in their shortest form
+// ("0.5"), times in RFC 3339 UTC with nanoseconds, "null" for null.
+func cell(t *testing.T, e format.SchemaElement, v parquet.Value) string {
+	if v.IsNull() {
 		return "null"
 	}
-	switch a := a.(type) {
-	case *array.Decimal128:
-		scale := a.DataType().(*arrow.Decimal128Type).Scale
-		return decimal.NewFromBigInt(a.Value(i).BigInt(), -scale).String()
-	case *array.Timestamp:
-		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().Format(time.RFC3339Nano)
-	case *array.String:
-		return a.Value(i)
-	case *array.Int64:
-		return strconv.FormatInt(a.Value(i), 10)
-	case *array.Int32:
-		return strconv.FormatInt(int64(a.Value(i)), 10)
-	case *array.Boolean:
-		return strconv.FormatBool(a.Value(i))
-	case *array.Float64:
-		return strconv.FormatFloat(a.Value(i), 'g', -1, 64)
+	lt := e.LogicalType.Value
+	switch phys := e.Type.V; {
+	case e.ConvertedType.Valid && e.ConvertedType.V == deprecated.Decimal:
+		var unscaled *big.Int
+		switch phys {
+		case format.Int64:
+			unscaled = big.NewInt(v.Int64())
+		case format.FixedLenByteArray:
+			b := v.ByteArray()
+			unscaled = new(big.Int).SetBytes(b)
+			if len(b) > 0 && b[0]&0x80 != 0 { // negative: two's complement
+				unscaled.Sub(unscaled, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+			}
+		default:
+			t.Fatalf("column %s: a decimal stored as %s", e.Name, phys)
+		}
+		return decimal.NewFromBigInt(unscaled, -e.Scale.V).String()
+	case phys == format.Int64:
+		if ts, ok := lt.(*format.TimestampType); ok {
+			unit := map[string]time.Duration{"MILLIS": time.Millisecond, "MICROS": time.Microsecond, "NANOS": time.Nanosecond}[ts.Unit.Value.String()]
+			if unit == 0 {
+				t.Fatalf("column %s: timestamp unit %s", e.Name, ts.Unit.Value)
+			}
+			return time.Unix(0, 0).Add(time.Duration(v.Int64()) * unit).UTC().Format(time.RFC3339Nano)
+		}
+		return strconv.FormatInt(v.Int64(), 10)
+	case phys == format.Int32:
+		return strconv.FormatInt(int64(v.Int32()), 10)
+	case phys == format.ByteArray:
+		return string(v.ByteArray())
+	case phys == format.Boolean:
+		return strconv.FormatBool(v.Boolean())
+	case phys == format.Double:
+		return strconv.FormatFloat(v.Double(), 'g', -1, 64)
 	}
-	t.Fatalf("unexpected column type %s", a.DataType())
+	t.Fatalf("unexpected column type %s", e.Type.V)
 	return ""
 }
 
 // docType writes a column's Parquet type as the docs do: the physical type
 // and, when there is one that says more than the physical type, the
-// logical type.
-func docType(c *schema.Column) string {
-	phys := c.PhysicalType().String()
-	if c.PhysicalType() == parquet.Types.FixedLenByteArray {
-		phys = fmt.Sprintf("%s(%d)", phys, c.TypeLength())
+// logical type. A decimal must say so twice, in its logical type and in
+// its converted type (which older readers use), with the same precision
+// and scale.
+func docType(e format.SchemaElement) string {
+	phys := e.Type.V.String()
+	if e.Type.V == format.FixedLenByteArray {
+		phys = fmt.Sprintf("%s(%d)", phys, e.TypeLength.V)
 	}
-	switch lt := c.LogicalType().(type) {
-	case schema.DecimalLogicalType:
-		return fmt.Sprintf("%s DECIMAL(%d,%d)", phys, lt.Precision(), lt.Scale())
-	case schema.TimestampLogicalType:
-		unit := map[schema.TimeUnitType]string{schema.TimeUnitMillis: "MILLIS", schema.TimeUnitMicros: "MICROS", schema.TimeUnitNanos: "NANOS"}[lt.TimeUnit()]
-		if lt.IsAdjustedToUTC() {
+	switch lt := e.LogicalType.Value.(type) {
+	case *format.DecimalType:
+		if !e.ConvertedType.Valid || e.ConvertedType.V != deprecated.Decimal || e.Precision.V != lt.Precision || e.Scale.V != lt.Scale {
+			return fmt.Sprintf("%s DECIMAL(%d,%d) converted as %v(%d,%d)", phys, lt.Precision, lt.Scale, e.ConvertedType.V, e.Precision.V, e.Scale.V)
+		}
+		return fmt.Sprintf("%s DECIMAL(%d,%d)", phys, lt.Precision, lt.Scale)
+	case *format.TimestampType:
+		unit := lt.Unit.Value.String()
+		if lt.IsAdjustedToUTC {
 			unit += ",UTC"
 		}
 		return fmt.Sprintf("%s TIMESTAMP(%s)", phys, unit)
-	case schema.StringLogicalType:
+	case *format.StringType:
 		return phys + " STRING"
 	}
 	return phys

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
 )
@@ -27,9 +25,9 @@ const (
 const SchemaVersion = "1"
 
 // Every file of a recording starts with the event's place and time.
-func eventFields() []arrow.Field {
-	return []arrow.Field{
-		required("seq", arrow.PrimitiveTypes.Int64),
+func eventFields() []field {
+	return []field{
+		required("seq", int64Type),
 		required("time", timeType),
 		nullable("exchange_time", msType),
 		nullable("received_time", timeType),
@@ -37,10 +35,10 @@ func eventFields() []arrow.Field {
 }
 
 var booksFields = append(eventFields(),
-	required("token", arrow.BinaryTypes.String),
-	nullable("market", arrow.BinaryTypes.String),
-	nullable("side", arrow.BinaryTypes.String),
-	nullable("level", arrow.PrimitiveTypes.Int32),
+	required("token", stringType),
+	nullable("market", stringType),
+	nullable("side", stringType),
+	nullable("level", int32Type),
 	nullable("price", priceType),
 	nullable("size", priceType),
 	nullable("tick", priceType),
@@ -48,24 +46,28 @@ var booksFields = append(eventFields(),
 )
 
 var tradesFields = append(eventFields(),
-	required("token", arrow.BinaryTypes.String),
-	nullable("market", arrow.BinaryTypes.String),
+	required("token", stringType),
+	nullable("market", stringType),
 	required("price", priceType),
 	required("size", priceType),
-	nullable("taker_side", arrow.BinaryTypes.String),
+	nullable("taker_side", stringType),
 )
 
 var metaFields = append(eventFields(),
-	nullable("token", arrow.BinaryTypes.String),
-	nullable("market", arrow.BinaryTypes.String),
+	nullable("token", stringType),
+	nullable("market", stringType),
 	nullable("tick", priceType),
 	nullable("min_size", priceType),
 	nullable("end_date", timeType),
-	nullable("resolved", arrow.FixedWidthTypes.Boolean),
+	nullable("resolved", boolType),
 	nullable("payout", priceType),
 	nullable("reward_max_spread", priceType),
 	nullable("reward_min_size", priceType),
 	nullable("reward_daily_rate", priceType),
+	nullable("seconds_delay", int64Type),
+	nullable("neg_risk", boolType),
+	nullable("question", stringType),
+	nullable("slug", stringType),
 )
 
 // RecordingCounts says what an export of a recording wrote.
@@ -104,7 +106,7 @@ func NewRecordingWriter(dir string, h recording.Header, opt Options) (*Recording
 	for _, f := range []struct {
 		t      **table
 		name   string
-		fields []arrow.Field
+		fields []field
 	}{{&w.books, BooksFile, booksFields}, {&w.trades, TradesFile, tradesFields}, {&w.meta, MetaFile, metaFields}} {
 		if *f.t, err = newTable(filepath.Join(dir, f.name), f.fields, kv, opt); err != nil {
 			w.Abort()
@@ -218,6 +220,18 @@ func (w *RecordingWriter) writeMeta(seq int64, m *recording.Meta) error {
 	r.optDec(m.RewardMaxSpread)
 	r.optDec(m.RewardMinSize)
 	r.optDec(m.RewardDailyRate)
+	if m.SecondsDelay != 0 {
+		r.int(m.SecondsDelay)
+	} else {
+		r.null()
+	}
+	if m.NegRisk {
+		r.bool(true)
+	} else {
+		r.null()
+	}
+	r.optStr(m.Question)
+	r.optStr(m.Slug)
 	if err := r.end(); err != nil {
 		return fmt.Errorf("event %d: %w", seq, err)
 	}

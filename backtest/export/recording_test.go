@@ -1,8 +1,10 @@
 package export_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -33,7 +35,8 @@ func handEvents(t *testing.T) []recording.Event {
 	return []recording.Event{
 		recording.MetaEvent(&recording.Meta{Stamp: imp(0), Market: "0xm", EndDate: fixture.T0.Add(30 * 24 * time.Hour)}),
 		recording.MetaEvent(&recording.Meta{Stamp: imp(0), TokenID: "111", Market: "0xm", TickSize: d("0.01"), MinOrderSize: d("5"),
-			RewardMaxSpread: d("3"), RewardMinSize: d("50"), RewardDailyRate: d("123.456789")}),
+			RewardMaxSpread: d("3"), RewardMinSize: d("50"), RewardDailyRate: d("123.456789"),
+			SecondsDelay: 3, NegRisk: true, Question: "Will it rain?", Slug: "will-it-rain"}),
 		recording.BookEvent(&recording.Book{Stamp: rx(1), TokenID: "111", Market: "0xm", TickSize: d("0.01"), MinOrderSize: d("5"),
 			Bids: fixture.Lv(t, "0.5:15", "0.49:20"), Asks: fixture.Lv(t, "0.52:25")}),
 		recording.BookEvent(&recording.Book{Stamp: rx(1), TokenID: "222", Asks: fixture.Lv(t, "0.999999:9999999.999999")}),
@@ -118,8 +121,16 @@ func wantRecording(events []recording.Event) (books, trades, metas [][]string) {
 			if m.Resolved {
 				resolved, payout = "true", dec(m.Payout)
 			}
+			delay, negRisk := "null", "null"
+			if m.SecondsDelay != 0 {
+				delay = fmt.Sprint(m.SecondsDelay)
+			}
+			if m.NegRisk {
+				negRisk = "true"
+			}
 			metas = append(metas, append(head(m.Stamp), str(m.TokenID), str(m.Market), optDec(m.TickSize), optDec(m.MinOrderSize),
-				ts(m.EndDate), resolved, payout, optDec(m.RewardMaxSpread), optDec(m.RewardMinSize), optDec(m.RewardDailyRate)))
+				ts(m.EndDate), resolved, payout, optDec(m.RewardMaxSpread), optDec(m.RewardMinSize), optDec(m.RewardDailyRate),
+				delay, negRisk, str(m.Question), str(m.Slug)))
 		}
 	}
 	return books, trades, metas
@@ -142,7 +153,7 @@ func compareRows(t *testing.T, name string, got pqFile, want [][]string) {
 }
 
 // TestRecordingRoundTrip exports a recording and reads the three files
-// back with arrow-go's Parquet reader: every value of every event is
+// back with parquet-go's Parquet reader: every value of every event is
 // there, exactly, in recording order, and row groups are cut as asked.
 func TestRecordingRoundTrip(t *testing.T) {
 	events := handEvents(t)
@@ -315,5 +326,38 @@ func TestRecordingMemoryFlat(t *testing.T) {
 	// half again plus 1 MiB for the footer and the collector's timing.
 	if large > small+small/2+1<<20 {
 		t.Errorf("live heap grew from %d KiB to %d KiB", small>>10, large>>10)
+	}
+}
+
+// TestRecordingRoundTripBatches: rows reach the Parquet writer in batches
+// of a few hundred, and a row group can end inside a batch or span many:
+// whatever the row group size, every row is there, once, in order.
+func TestRecordingRoundTripBatches(t *testing.T) {
+	var events []recording.Event
+	synthetic.Emit(t, synthetic.Config{Seed: 5, Duration: 20 * time.Second, Books: 10, Levels: 5, Trades: 2, Vol: 0.5},
+		func(e recording.Event) { events = append(events, e) })
+	dir := t.TempDir()
+	in := filepath.Join(dir, "rec.jsonl.gz")
+	writeRecording(t, in, events)
+	_, read, err := recording.ReadAll(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBooks, wantTrades, _ := wantRecording(read)
+	if len(wantBooks) < 2_000 {
+		t.Fatalf("the synthetic recording is too small: %d book rows", len(wantBooks))
+	}
+	for _, group := range []int{0, 7, 256, 300} {
+		out := filepath.Join(dir, strconv.Itoa(group))
+		if _, err := export.Recording(context.Background(), in, out, export.Options{RowGroupRows: group}); err != nil {
+			t.Fatal(err)
+		}
+		books := readParquet(t, filepath.Join(out, export.BooksFile))
+		compareRows(t, fmt.Sprintf("books (row groups of %d)", group), books, wantBooks)
+		compareRows(t, fmt.Sprintf("trades (row groups of %d)", group), readParquet(t, filepath.Join(out, export.TradesFile)), wantTrades)
+		size := cmp.Or(group, export.DefaultRowGroupRows)
+		if want := (len(wantBooks) + size - 1) / size; books.groups != want {
+			t.Errorf("row groups of %d: books.parquet has %d row groups, want %d", group, books.groups, want)
+		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/mmbot/mmbot/backtest/accounting"
 )
 
@@ -18,24 +16,24 @@ const (
 	TotalsFile = "totals.parquet"
 )
 
-var fillsFields = []arrow.Field{
+var fillsFields = []field{
 	required("time", timeType),
-	required("token", arrow.BinaryTypes.String),
-	nullable("market", arrow.BinaryTypes.String),
-	required("order_id", arrow.BinaryTypes.String),
-	required("side", arrow.BinaryTypes.String),
+	required("token", stringType),
+	nullable("market", stringType),
+	required("order_id", stringType),
+	required("side", stringType),
 	required("price", priceType),
 	required("size", priceType),
 	required("fee", amountType),
-	required("taker", arrow.FixedWidthTypes.Boolean),
-	required("reason", arrow.BinaryTypes.String),
+	required("taker", boolType),
+	required("reason", stringType),
 	nullable("mid", amountType),
 }
 
-var seriesFields = []arrow.Field{
+var seriesFields = []field{
 	required("time", timeType),
-	required("token", arrow.BinaryTypes.String),
-	nullable("market", arrow.BinaryTypes.String),
+	required("token", stringType),
+	nullable("market", stringType),
 	nullable("best_bid", priceType),
 	nullable("best_ask", priceType),
 	nullable("mid", amountType),
@@ -46,10 +44,10 @@ var seriesFields = []arrow.Field{
 	required("cash", amountType),
 	required("fees", amountType),
 	required("pnl", amountType),
-	required("fills", arrow.PrimitiveTypes.Int64),
+	required("fills", int64Type),
 }
 
-var totalsFields = []arrow.Field{
+var totalsFields = []field{
 	required("time", timeType),
 	required("cash", amountType),
 	required("fees", amountType),
@@ -141,7 +139,7 @@ func Results(dir string, res *accounting.Results, opt Options) error {
 }
 
 // writeTable writes n rows through add into a new file at path.
-func writeTable(path string, fields []arrow.Field, kv [][2]string, opt Options, n int, add func(t *table, i int) error) error {
+func writeTable(path string, fields []field, kv [][2]string, opt Options, n int, add func(t *table, i int) error) error {
 	t, err := newTable(path, fields, kv, opt)
 	if err != nil {
 		return err

@@ -65,7 +65,7 @@ func scenario(t *testing.T) *accounting.Results {
 }
 
 // TestResultsRoundTrip writes a run's results and reads them back with
-// arrow-go's reader: every fill, series row and total, exactly.
+// parquet-go's reader: every fill, series row and total, exactly.
 func TestResultsRoundTrip(t *testing.T) {
 	res := scenario(t)
 	dir := t.TempDir()

@@ -66,9 +66,10 @@ func docColumns(t *testing.T, docs map[string][]column, name string) []column {
 	return out
 }
 
-// TestSchemaMatchesDocs: every file's columns, as arrow-go's Parquet reader
-// sees them (name, physical and logical type, null or not), are the table
-// of docs/data-format.md, in order, and the docs describe no other file.
+// TestSchemaMatchesDocs: every file's columns, as the footer's schema
+// elements state them (name, physical and logical type, null or not), are
+// the table of docs/data-format.md, in order, and the docs describe no
+// other file.
 func TestSchemaMatchesDocs(t *testing.T) {
 	dir := t.TempDir()
 	counts := writeSamples(t, dir)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/mmbot/mmbot/backtest/sweep"
 )
 
@@ -15,50 +13,50 @@ const SweepFile = "sweep.parquet"
 // sweepFigures are the columns of sweep.parquet after the run number and
 // the swept keys: the headline figures under their JSON names
 // (accounting.Headline), then the error of a failed run.
-var sweepFigures = []arrow.Field{
+var sweepFigures = []field{
 	required("pnl", amountType),
 	required("realized", amountType),
 	required("spread_pnl", amountType),
 	required("inventory_pnl", amountType),
 	required("fees", amountType),
 	required("volume", priceType),
-	required("fills", arrow.PrimitiveTypes.Int64),
-	nullable("fill_ratio", arrow.PrimitiveTypes.Float64),
-	required("avg_queue_wait_ns", arrow.PrimitiveTypes.Int64),
+	required("fills", int64Type),
+	nullable("fill_ratio", doubleType),
+	required("avg_queue_wait_ns", int64Type),
 	required("max_drawdown", amountType),
-	nullable("sharpe", arrow.PrimitiveTypes.Float64),
-	nullable("sortino", arrow.PrimitiveTypes.Float64),
+	nullable("sharpe", doubleType),
+	nullable("sortino", doubleType),
 	required("max_abs_position", priceType),
-	nullable("mean_abs_position", arrow.PrimitiveTypes.Float64),
+	nullable("mean_abs_position", doubleType),
 	required("end_abs_position", priceType),
-	required("orders", arrow.PrimitiveTypes.Int64),
-	required("cancels", arrow.PrimitiveTypes.Int64),
-	required("orders_peak_10s", arrow.PrimitiveTypes.Int64),
-	required("cancels_peak_10s", arrow.PrimitiveTypes.Int64),
-	nullable("reward_share", arrow.PrimitiveTypes.Float64),
-	nullable("markout_10s", arrow.PrimitiveTypes.Float64),
+	required("orders", int64Type),
+	required("cancels", int64Type),
+	required("orders_peak_10s", int64Type),
+	required("cancels_peak_10s", int64Type),
+	nullable("reward_share", doubleType),
+	nullable("markout_10s", doubleType),
 }
 
 // sweepFields returns the columns of sweep.parquet for the swept keys:
 // "run", one string column per key (named as the key), the figures (null
 // for a failed run) and "error" (null for a run that succeeded). A key
 // that has the name of another column is refused.
-func sweepFields(keys []string) ([]arrow.Field, error) {
-	fields := []arrow.Field{required("run", arrow.PrimitiveTypes.Int64)}
+func sweepFields(keys []string) ([]field, error) {
+	fields := []field{required("run", int64Type)}
 	for _, k := range keys {
-		fields = append(fields, required(k, arrow.BinaryTypes.String))
+		fields = append(fields, required(k, stringType))
 	}
 	for _, f := range sweepFigures {
-		f.Nullable = true
+		f.nullable = true
 		fields = append(fields, f)
 	}
-	fields = append(fields, nullable("error", arrow.BinaryTypes.String))
+	fields = append(fields, nullable("error", stringType))
 	seen := map[string]bool{}
 	for _, f := range fields {
-		if seen[f.Name] {
-			return nil, fmt.Errorf("export: sweep key %q has the name of a column of %s", f.Name, SweepFile)
+		if seen[f.name] {
+			return nil, fmt.Errorf("export: sweep key %q has the name of a column of %s", f.name, SweepFile)
 		}
-		seen[f.Name] = true
+		seen[f.name] = true
 	}
 	return fields, nil
 }

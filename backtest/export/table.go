@@ -3,14 +3,10 @@ package export
 import (
 	"errors"
 	"fmt"
+	"os"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/mmbot/mmbot/internal/atomicfile"
 )
@@ -35,69 +31,83 @@ func (o Options) rowGroupRows() int {
 	return DefaultRowGroupRows
 }
 
-// table streams rows into one Parquet file: the rows are appended to the
-// builders of its columns, and every RowGroupRows rows they are written out
-// as one row group and the builders start again. The file is written to a
-// temporary file and placed at its path by commit (internal/atomicfile).
+// batchRows is the number of rows handed to the Parquet writer at once.
+const batchRows = 256
+
+// table streams rows into one Parquet file: rows are collected in a small
+// batch and handed to parquet-go's writer, which buffers the columns of
+// the current row group; every RowGroupRows rows the row group is written
+// out. The file is written to a temporary file and placed at its path by
+// commit (internal/atomicfile).
 type table struct {
 	path   string
+	fields []field
 	af     *atomicfile.File
-	fw     *pqarrow.FileWriter
-	rb     *array.RecordBuilder
+	// w writes parquet.Row values only. parquet-go deprecates Writer for
+	// GenericWriter[T], made to write Go values: GenericWriter[any] links
+	// parquet-go's reflection paths, 1.1 MB more in the mmbot binary.
+	//lint:ignore SA1019 see above
+	w      *parquet.Writer
+	batch  []parquet.Row // rows not yet handed to w: batch[:n]
+	n      int
 	group  int   // rows per row group
-	rows   int   // rows buffered in rb
+	rows   int   // rows of the current row group
 	total  int64 // rows written or buffered
 	groups int   // row groups written
 	done   bool  // committed or aborted
 }
 
-// writerProps are the Parquet settings of every file: format version 2.6
-// (nanosecond timestamps), decimals of precision at most 18 stored as
-// INT64, zstd compression, dictionary encoding (the default) for the
-// repetitive token and market ids.
-func writerProps(group int) *parquet.WriterProperties {
-	return parquet.NewWriterProperties(
-		parquet.WithVersion(parquet.V2_6),
-		parquet.WithStoreDecimalAsInteger(true),
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithMaxRowGroupLength(int64(group)),
-		parquet.WithCreatedBy("mmbot export"),
-	)
+// writerOptions are the Parquet settings of every file: zstd compression,
+// dictionary encoding for the strings (the repetitive token and market
+// ids, see colType.node), the key-value metadata in the footer.
+func writerOptions(meta [][2]string) []parquet.WriterOption {
+	opts := []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{Level: zstd.DefaultLevel}),
+		&parquet.WriterConfig{CreatedBy: "mmbot export"},
+		parquet.DataPageVersion(1),
+	}
+	for _, kv := range meta {
+		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
+	}
+	return opts
 }
 
 // newTable starts the file at path with the given columns and key-value
 // metadata (written into the file's footer).
-func newTable(path string, fields []arrow.Field, meta [][2]string, opt Options) (*table, error) {
-	schema := arrow.NewSchema(fields, nil)
+func newTable(path string, fields []field, meta [][2]string, opt Options) (*table, error) {
 	af, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	group := opt.rowGroupRows()
-	fw, err := pqarrow.NewFileWriter(schema, af, writerProps(group), pqarrow.NewArrowWriterProperties())
-	if err != nil {
-		_ = af.Abort()
-		return nil, fmt.Errorf("parquet %s: %w", path, err)
-	}
-	for _, kv := range meta {
-		if err := fw.AppendKeyValueMetadata(kv[0], kv[1]); err != nil {
-			_ = af.Abort()
-			return nil, fmt.Errorf("parquet %s: metadata: %w", path, err)
-		}
-	}
-	return &table{path: path, af: af, fw: fw, rb: array.NewRecordBuilder(memory.DefaultAllocator, schema), group: group}, nil
+	t := &table{path: path, fields: fields, af: af, group: opt.rowGroupRows(), batch: make([]parquet.Row, batchRows)}
+	t.w = parquet.NewWriter(af, append(writerOptions(meta), newSchema(fields))...)
+	return t, nil
 }
 
-// col returns the builder of column i.
-func (t *table) col(i int) array.Builder { return t.rb.Field(i) }
-
-// endRow counts one appended row (every column must have been appended
-// to) and writes a row group when the buffer is full.
+// endRow counts the row just placed in the batch and hands the batch to
+// the writer when it is full, and the row group to the file when that is.
 func (t *table) endRow() error {
+	t.n++
 	t.rows++
 	t.total++
 	if t.rows >= t.group {
 		return t.flush()
+	}
+	if t.n == len(t.batch) {
+		return t.writeBatch()
+	}
+	return nil
+}
+
+// writeBatch hands the batched rows to the writer.
+func (t *table) writeBatch() error {
+	if t.n == 0 {
+		return nil
+	}
+	n := t.n
+	t.n = 0
+	if _, err := t.w.WriteRows(t.batch[:n]); err != nil {
+		return fmt.Errorf("parquet %s: write rows: %w", t.path, err)
 	}
 	return nil
 }
@@ -107,10 +117,11 @@ func (t *table) flush() error {
 	if t.rows == 0 {
 		return nil
 	}
-	rec := t.rb.NewRecordBatch()
-	defer rec.Release()
+	if err := t.writeBatch(); err != nil {
+		return err
+	}
 	t.rows = 0
-	if err := t.fw.Write(rec); err != nil {
+	if err := t.w.Flush(); err != nil {
 		return fmt.Errorf("parquet %s: write row group: %w", t.path, err)
 	}
 	t.groups++
@@ -125,10 +136,12 @@ func (t *table) commit() error {
 	}
 	t.done = true
 	err := t.flush()
-	if cerr := t.fw.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("parquet %s: close: %w", t.path, cerr)
+	if err == nil {
+		if cerr := t.w.Close(); cerr != nil {
+			err = fmt.Errorf("parquet %s: close: %w", t.path, cerr)
+		}
 	}
-	t.rb.Release()
+	t.batch = nil
 	if err != nil {
 		return errors.Join(err, t.af.Abort())
 	}
@@ -141,18 +154,25 @@ func (t *table) abort() {
 		return
 	}
 	t.done = true
-	_ = t.fw.Close()
-	t.rb.Release()
+	t.batch = nil
 	_ = t.af.Abort()
 }
 
 // NumRows returns the number of rows of the Parquet file at path, from its
 // footer.
 func NumRows(path string) (int64, error) {
-	r, err := file.OpenParquetFile(path, false)
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("parquet %s: %w", path, err)
 	}
-	defer r.Close()
-	return r.NumRows(), nil
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("parquet %s: %w", path, err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, fmt.Errorf("parquet %s: %w", path, err)
+	}
+	return pf.NumRows(), nil
 }

@@ -7,9 +7,7 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/parquet-go/parquet-go"
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -21,22 +19,6 @@ import (
 // (DECIMAL(38,18)), a time outside the years 1678 to 2261 (nanosecond
 // timestamps). Nothing is ever rounded: the export fails instead.
 var ErrNotRepresentable = errors.New("value does not fit its Parquet column")
-
-// The column types. Prices and sizes are DECIMAL(18,6): the int64 stored
-// is the exchange.Fixed value (millionths), so they are exact. Amounts the
-// accounting computes (cash, fees, PnL, the mid) can carry more decimal
-// places than the exchange's 6 (price × size has 12, a fee in bps 16):
-// they are DECIMAL(38,18). Times are UTC timestamps in nanoseconds, the
-// exchange's own timestamp in milliseconds as the recording holds it.
-var (
-	priceType  arrow.DataType = &arrow.Decimal128Type{Precision: 18, Scale: exchange.FixedDecimals}
-	amountType arrow.DataType = &arrow.Decimal128Type{Precision: 38, Scale: amountScale}
-	timeType   arrow.DataType = &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
-	msType     arrow.DataType = &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
-)
-
-// amountScale is the number of decimal places of an amount column.
-const amountScale = 18
 
 // maxPrecision18 is the largest unscaled value of a DECIMAL(18, s).
 const maxPrecision18 = 999_999_999_999_999_999
@@ -50,37 +32,50 @@ var (
 	maxTime = time.Unix(0, math.MaxInt64)
 )
 
-// required and nullable declare a column that is never null or may be.
-func required(name string, t arrow.DataType) arrow.Field { return arrow.Field{Name: name, Type: t} }
-func nullable(name string, t arrow.DataType) arrow.Field {
-	return arrow.Field{Name: name, Type: t, Nullable: true}
-}
-
 // row appends one row to a table, column by column in the schema's order.
-// The first error is kept and the rest of the row is skipped; the table is
-// then unusable (its columns have different lengths) and is aborted by the
-// caller, as every error ends an export.
+// The first error is kept and the rest of the row is skipped; every error
+// ends an export, and the caller aborts the table.
 type row struct {
-	t   *table
-	i   int
-	err error
+	t    *table
+	vals parquet.Row
+	err  error
 }
 
-func (t *table) row() row { return row{t: t} }
+// row starts a row in the next slot of the table's batch, reusing its
+// values' storage.
+func (t *table) row() row { return row{t: t, vals: t.batch[t.n][:0]} }
 
-// next returns the builder of the next column, or nil after an error.
-func (r *row) next() array.Builder {
+// next returns the index of the next column, which must be of type typ
+// (a time may go to a nanosecond or a millisecond column), or false after
+// an error.
+func (r *row) next(typ colType) (int, bool) {
 	if r.err != nil {
-		return nil
+		return 0, false
 	}
-	b := r.t.col(r.i)
-	r.i++
-	return b
+	i := len(r.vals)
+	if i >= len(r.t.fields) {
+		r.err = fmt.Errorf("a row of more than %d values for %d columns", i, len(r.t.fields))
+		return 0, false
+	}
+	if want := r.t.fields[i].typ; want != typ && !(typ == timeType && want == msType) {
+		r.fail(i, fmt.Errorf("a %s value for a %s column", typ, want))
+		return 0, false
+	}
+	return i, true
 }
 
-func (r *row) fail(err error) {
+// put appends v as the value of column i.
+func (r *row) put(i int, v parquet.Value) {
+	def := 0
+	if r.t.fields[i].nullable {
+		def = 1
+	}
+	r.vals = append(r.vals, v.Level(0, def, i))
+}
+
+func (r *row) fail(i int, err error) {
 	if r.err == nil {
-		r.err = fmt.Errorf("column %s: %w", r.t.rb.Schema().Field(r.i-1).Name, err)
+		r.err = fmt.Errorf("column %s: %w", r.t.fields[i].name, err)
 	}
 }
 
@@ -89,21 +84,32 @@ func (r *row) end() error {
 	if r.err != nil {
 		return fmt.Errorf("parquet %s: %w", r.t.path, r.err)
 	}
-	if n := r.t.rb.Schema().NumFields(); r.i != n {
-		return fmt.Errorf("parquet %s: a row of %d values for %d columns", r.t.path, r.i, n)
+	if n := len(r.t.fields); len(r.vals) != n {
+		return fmt.Errorf("parquet %s: a row of %d values for %d columns", r.t.path, len(r.vals), n)
 	}
+	r.t.batch[r.t.n] = r.vals
 	return r.t.endRow()
 }
 
 func (r *row) null() {
-	if b := r.next(); b != nil {
-		b.AppendNull()
+	if r.err != nil {
+		return
 	}
+	i := len(r.vals)
+	if i >= len(r.t.fields) {
+		r.err = fmt.Errorf("a row of more than %d values for %d columns", i, len(r.t.fields))
+		return
+	}
+	if !r.t.fields[i].nullable {
+		r.fail(i, errors.New("null in a column that is never null"))
+		return
+	}
+	r.vals = append(r.vals, parquet.NullValue().Level(0, 0, i))
 }
 
 func (r *row) str(s string) {
-	if b := r.next(); b != nil {
-		b.(*array.StringBuilder).Append(s)
+	if i, ok := r.next(stringType); ok {
+		r.put(i, parquet.ByteArrayValue([]byte(s)))
 	}
 }
 
@@ -117,20 +123,20 @@ func (r *row) optStr(s string) {
 }
 
 func (r *row) int(v int64) {
-	if b := r.next(); b != nil {
-		b.(*array.Int64Builder).Append(v)
+	if i, ok := r.next(int64Type); ok {
+		r.put(i, parquet.Int64Value(v))
 	}
 }
 
 func (r *row) int32(v int32) {
-	if b := r.next(); b != nil {
-		b.(*array.Int32Builder).Append(v)
+	if i, ok := r.next(int32Type); ok {
+		r.put(i, parquet.Int32Value(v))
 	}
 }
 
 func (r *row) bool(v bool) {
-	if b := r.next(); b != nil {
-		b.(*array.BooleanBuilder).Append(v)
+	if i, ok := r.next(boolType); ok {
+		r.put(i, parquet.BooleanValue(v))
 	}
 }
 
@@ -141,27 +147,26 @@ func (r *row) ratio(v float64) {
 		r.null()
 		return
 	}
-	if b := r.next(); b != nil {
-		b.(*array.Float64Builder).Append(v)
+	if i, ok := r.next(doubleType); ok {
+		r.put(i, parquet.DoubleValue(v))
 	}
 }
 
 // time writes t in the unit of its column.
 func (r *row) time(t time.Time) {
-	b := r.next()
-	if b == nil {
+	i, ok := r.next(timeType)
+	if !ok {
 		return
 	}
 	if t.Before(minTime) || t.After(maxTime) {
-		r.fail(fmt.Errorf("%w: time %s", ErrNotRepresentable, t.UTC().Format(time.RFC3339Nano)))
+		r.fail(i, fmt.Errorf("%w: time %s", ErrNotRepresentable, t.UTC().Format(time.RFC3339Nano)))
 		return
 	}
-	unit := b.Type().(*arrow.TimestampType).Unit
 	v := t.UnixNano()
-	if unit == arrow.Millisecond {
+	if r.t.fields[i].typ == msType {
 		v = t.UnixMilli()
 	}
-	b.(*array.TimestampBuilder).Append(arrow.Timestamp(v))
+	r.put(i, parquet.Int64Value(v))
 }
 
 // optTime writes t, or null when it is zero.
@@ -175,15 +180,15 @@ func (r *row) optTime(t time.Time) {
 
 // price writes a price or size of a DECIMAL(18,6) column.
 func (r *row) price(f exchange.Fixed) {
-	b := r.next()
-	if b == nil {
+	i, ok := r.next(priceType)
+	if !ok {
 		return
 	}
 	if f > maxPrecision18 || f < -maxPrecision18 {
-		r.fail(fmt.Errorf("%w: %s is not below 10^12", ErrNotRepresentable, f))
+		r.fail(i, fmt.Errorf("%w: %s is not below 10^12", ErrNotRepresentable, f))
 		return
 	}
-	b.(*array.Decimal128Builder).Append(decimal128.FromI64(int64(f)))
+	r.put(i, parquet.Int64Value(int64(f)))
 }
 
 // optPrice writes f, or null when it is zero (an empty book side, no
@@ -201,8 +206,8 @@ func (r *row) optPrice(f exchange.Fixed) {
 func (r *row) dec(d decimal.Decimal) {
 	f, err := exchange.FixedFromDecimal(d)
 	if err != nil {
-		if r.next() != nil {
-			r.fail(fmt.Errorf("%w: %w", ErrNotRepresentable, err))
+		if i, ok := r.next(priceType); ok {
+			r.fail(i, fmt.Errorf("%w: %w", ErrNotRepresentable, err))
 		}
 		return
 	}
@@ -220,16 +225,16 @@ func (r *row) optDec(d decimal.Decimal) {
 
 // amount writes a decimal of a DECIMAL(38,18) column, exactly.
 func (r *row) amount(d decimal.Decimal) {
-	b := r.next()
-	if b == nil {
+	i, ok := r.next(amountType)
+	if !ok {
 		return
 	}
-	n, err := amountUnscaled(d)
+	b, err := amountUnscaled(d)
 	if err != nil {
-		r.fail(err)
+		r.fail(i, err)
 		return
 	}
-	b.(*array.Decimal128Builder).Append(n)
+	r.put(i, parquet.FixedLenByteArrayValue(b))
 }
 
 // optAmount writes d when ok, else null.
@@ -241,16 +246,35 @@ func (r *row) optAmount(d decimal.Decimal, ok bool) {
 	r.amount(d)
 }
 
-// amountUnscaled returns d × 10^18 as a 128-bit integer: d must have at
-// most 18 decimal places and be below 10^20 in magnitude.
-func amountUnscaled(d decimal.Decimal) (decimal128.Num, error) {
+// amountUnscaled returns d × 10^18 as Parquet stores a DECIMAL(38,18): a
+// 16-byte big-endian two's complement integer. d must have at most 18
+// decimal places and be below 10^20 in magnitude.
+func amountUnscaled(d decimal.Decimal) ([]byte, error) {
 	s := d.Shift(amountScale)
 	if !s.IsInteger() {
-		return decimal128.Num{}, fmt.Errorf("%w: %s has more than %d decimal places", ErrNotRepresentable, d, amountScale)
+		return nil, fmt.Errorf("%w: %s has more than %d decimal places", ErrNotRepresentable, d, amountScale)
 	}
 	bi := s.BigInt()
 	if new(big.Int).Abs(bi).Cmp(maxPrecision38) >= 0 {
-		return decimal128.Num{}, fmt.Errorf("%w: %s is not below 10^20", ErrNotRepresentable, d)
+		return nil, fmt.Errorf("%w: %s is not below 10^20", ErrNotRepresentable, d)
 	}
-	return decimal128.FromBigInt(bi), nil
+	return int128Bytes(bi), nil
+}
+
+// int128Bytes returns v, which fits in 127 bits and a sign, as a 16-byte
+// big-endian two's complement integer.
+func int128Bytes(v *big.Int) []byte {
+	b := make([]byte, amountBytes)
+	if v.Sign() >= 0 {
+		return v.FillBytes(b)
+	}
+	// -v = ^(v-1): the two's complement of a negative v is the complement
+	// of |v|-1.
+	m := new(big.Int).Neg(v)
+	m.Sub(m, big.NewInt(1))
+	m.FillBytes(b)
+	for i := range b {
+		b[i] = ^b[i]
+	}
+	return b
 }

@@ -25,6 +25,11 @@ type VirtualOrder struct {
 	Side  exchange.Side
 	Price exchange.Fixed
 	Size  exchange.Fixed
+	// Delay is the market's matching delay (the exchange's seconds_delay):
+	// the order reaches the book, and can match, only Delay after it
+	// arrives (after the order latency), as on the exchange, where a
+	// placement in such a market answers "delayed".
+	Delay time.Duration
 }
 
 // Fill is one (partial) execution of a virtual order.
@@ -135,7 +140,8 @@ func (m *Matcher) Config() MatcherConfig { return m.cfg }
 func (m *Matcher) Book() *recording.FixedBook { return &m.book }
 
 // Place sends o at time now: it becomes active (joins the back of its price
-// level) at the returned time, now plus a draw of the order latency. The
+// level) at the returned time, now plus a draw of the order latency plus
+// o.Delay (the market's matching delay). The
 // activation, and any fill, happens in the first OnBook, OnTrade or Advance
 // call at or after that time.
 func (m *Matcher) Place(o VirtualOrder, now time.Time) (time.Time, error) {
@@ -147,6 +153,8 @@ func (m *Matcher) Place(o VirtualOrder, now time.Time) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w %s: side %q", ErrBadOrder, o.ID, o.Side)
 	case o.Price <= 0 || o.Size <= 0:
 		return time.Time{}, fmt.Errorf("%w %s: price %s size %s", ErrBadOrder, o.ID, o.Price, o.Size)
+	case o.Delay < 0:
+		return time.Time{}, fmt.Errorf("%w %s: delay %s", ErrBadOrder, o.ID, o.Delay)
 	}
 	if _, dup := m.byID[o.ID]; dup {
 		return time.Time{}, fmt.Errorf("%w: %s", ErrDuplicateOrder, o.ID)
@@ -154,7 +162,7 @@ func (m *Matcher) Place(o VirtualOrder, now time.Time) (time.Time, error) {
 	r := m.newOrder()
 	r.VirtualOrder = o
 	r.remaining = o.Size
-	r.activeAt = now.Add(m.cfg.Latency.Order.Sample(m.rng))
+	r.activeAt = now.Add(m.cfg.Latency.Order.Sample(m.rng) + o.Delay)
 	m.pending = append(m.pending, r)
 	m.byID[o.ID] = r
 	m.schedule(r.activeAt)

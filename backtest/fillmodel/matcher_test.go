@@ -3,6 +3,7 @@ package fillmodel
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,15 @@ func runSteps(t *testing.T, cfg MatcherConfig, steps []mstep) {
 			}
 			fills = m.OnTrade(MatchTrade{Price: fixture.Fx(t, f[0]), Size: fixture.Fx(t, f[1]), TakerSide: side}, now)
 		case "place":
-			if _, err := m.Place(VirtualOrder{ID: f[0], Side: exchange.Side(f[1]), Price: fixture.Fx(t, f[2]), Size: fixture.Fx(t, f[3])}, now); err != nil {
+			vo := VirtualOrder{ID: f[0], Side: exchange.Side(f[1]), Price: fixture.Fx(t, f[2]), Size: fixture.Fx(t, f[3])}
+			if len(f) > 4 { // the market's matching delay, in ms
+				ms, err := strconv.Atoi(f[4])
+				if err != nil {
+					t.Fatalf("step %d: delay %q", i, f[4])
+				}
+				vo.Delay = time.Duration(ms) * time.Millisecond
+			}
+			if _, err := m.Place(vo, now); err != nil {
 				t.Fatalf("step %d: %v", i, err)
 			}
 		case "cancel":
@@ -420,5 +429,30 @@ func TestMatcherFilledOrderWithPendingCancel(t *testing.T) {
 		{at: 75, op: "place", arg: "b2 BUY 0.55 3"}, // active at 85, crossing the 0.52 ask
 		{at: 80, op: "trade", arg: "0.60 1 BUY", ahead: "b2=0"},
 		{at: 85, op: "advance", ahead: "b2=-", fills: "b2 3@0.52 taker"},
+	})
+}
+
+// In a market with a matching delay, an order placed at t reaches the book
+// at t + latency + delay: trades and books before then do not touch it,
+// and it joins the queue as the book stands when it arrives.
+func TestMatcherMarketDelay(t *testing.T) {
+	cfg := MatcherConfig{Latency: Latency{Order: Constant(100 * time.Millisecond), Cancel: Constant(50 * time.Millisecond)}}
+	runSteps(t, cfg, []mstep{
+		{at: 0, op: "book", bids: "0.50:10", asks: "0.52:80"},
+		{at: 0, op: "place", arg: "b1 BUY 0.50 10 3000"},
+		// After the latency, before the delay: a trade through our price
+		// does not fill us.
+		{at: 500, op: "trade", arg: "0.50 10 SELL"},
+		{at: 1000, op: "book", bids: "0.50:4", asks: "0.52:80"},
+		{at: 3099, op: "advance", ahead: "b1=0"}, // still in flight
+		// Active at 3100, behind the 4 resting then.
+		{at: 3100, op: "advance", ahead: "b1=4"},
+		{at: 3200, op: "trade", arg: "0.50 6 SELL", ahead: "b1=0", fills: "b1 2@0.5 queue"},
+		// A crossing order with a delay takes the book as it is on arrival:
+		// the 0.52 asks are gone by then.
+		{at: 4000, op: "place", arg: "b2 BUY 0.53 5 2000"},
+		{at: 4100, op: "advance"},
+		{at: 5000, op: "book", bids: "0.50:2", asks: "0.53:80"},
+		{at: 6100, op: "advance", fills: "b2 5@0.53 taker"},
 	})
 }

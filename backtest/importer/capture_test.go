@@ -115,7 +115,7 @@ func TestImportMixedArraysAndObjects(t *testing.T) {
 func splitMessages(t *testing.T, data []byte) [][]byte {
 	t.Helper()
 	var out [][]byte
-	s := newStream(bufioReader(data))
+	s := newStream(bufioReader(data), nil)
 	err := s.values(func(raw json.RawMessage, _ int64) error {
 		out = append(out, append([]byte(nil), raw...))
 		return nil
@@ -329,8 +329,10 @@ func TestImportTermsFromFlags(t *testing.T) {
 	flags := Terms{Tick: fixture.Dec("0.001"), MinSize: fixture.Dec("10"), EndDate: end}
 	flags.Rewards.DailyRate = fixture.Dec("7.5")
 	c, _ := importFixture(t, "two_sided.jsonl", Options{Terms: flags})
-	// No catalog: each token's terms go before its first event.
-	if got, want := kinds(c.evs), "M222 B222 M111 B111 T111"; got != want {
+	// No catalog: each token's terms go before its first event. Token
+	// 111's book says another tick than the flags: a change of the
+	// market's tick, so token 222 gets a meta of it (one tick per market).
+	if got, want := kinds(c.evs), "M222 B222 M222 M111 B111 T111"; got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
 	m := c.evs[0].Meta
@@ -340,7 +342,10 @@ func TestImportTermsFromFlags(t *testing.T) {
 	}
 	// The book's own tick_size wins from its time on; the minimum size
 	// comes from the flags.
-	if b := c.evs[3].Book; b.TickSize.String() != "0.01" || b.MinOrderSize.String() != "10" {
+	if m := c.evs[2].Meta; m.TickSize.String() != "0.01" || m.TokenID != "222" {
+		t.Errorf("tick change of 222: %+v", m)
+	}
+	if b := c.evs[4].Book; b.TickSize.String() != "0.01" || b.MinOrderSize.String() != "10" {
 		t.Errorf("book of 111: tick %s, min %s", b.TickSize, b.MinOrderSize)
 	}
 	c, _ = importFixture(t, "two_sided.jsonl", Options{Terms: flags, Markets: catalogMarkets(t, "catalog_page.json")})

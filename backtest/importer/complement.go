@@ -142,6 +142,21 @@ func (im *importer) warn() {
 				without = append(without, t)
 			}
 		}
+		if km != nil {
+			var strangers []string
+			for _, t := range sm.tokens {
+				if !containsString(km.Tokens, t) {
+					strangers = append(strangers, t)
+				}
+			}
+			if len(strangers) > 0 {
+				w = append(w, fmt.Sprintf("market %s: token %s is not one of its tokens in the catalog (%s): a backtest ignores its events",
+					sm.id, strings.Join(strangers, ", "), strings.Join(km.Tokens, ", ")))
+			}
+		}
+		if !im.hasTick(sm.id, tokens) {
+			w = append(w, fmt.Sprintf("market %s: no tick size (no book gave one, nor a catalog or --tick), so a backtest cannot use it: give a catalog snapshot or --tick", sm.id))
+		}
 		switch {
 		case len(with) == 0:
 			w = append(w, fmt.Sprintf("market %s: no book in the input", sm.id))
@@ -158,5 +173,19 @@ func (im *importer) warn() {
 			w = append(w, fmt.Sprintf("market %s: no book for token %s", sm.id, strings.Join(without, ", ")))
 		}
 	}
-	im.st.Warnings = w
+	im.st.Warnings = append(w, im.lateWarnings()...)
+}
+
+// hasTick reports whether a tick size is known for a market of tokens: from
+// a message of one of them or from the terms.
+func (im *importer) hasTick(market string, tokens []string) bool {
+	for _, t := range tokens {
+		if v, ok := im.ticks[t]; ok && v.IsPositive() {
+			return true
+		}
+		if im.terms(t, market).Tick.IsPositive() {
+			return true
+		}
+	}
+	return false
 }

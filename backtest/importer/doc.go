@@ -4,7 +4,8 @@
 // both mixed in one file, gzip) into recording events (mmbot import): it
 // keeps a book per token from snapshots and deltas, repairs the crossed
 // books a match sent as several messages leaves between them, adds the
-// market terms the channel lacks (a catalog snapshot, LoadCatalog, or
+// market terms the channel lacks (a catalog snapshot, ReadCatalog, which
+// skips and names the listing's placeholder markets, or
 // options), can derive a binary market's missing outcome from the other
 // (Options.Complement), and re-orders events within a bounded window by
 // time and, at one time, meta, trades, books (recording.SameTimeRank).

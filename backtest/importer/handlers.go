@@ -72,13 +72,16 @@ func (im *importer) handleBook(m *wsMessage) error {
 	if err != nil {
 		return fmt.Errorf("asks: %w", err)
 	}
+	market := im.marketOf(m.AssetID, m.Market)
 	if m.TickSize.Set {
-		im.ticks[m.AssetID] = m.TickSize.Decimal
+		if err := im.bookTick(m.AssetID, market, m.TickSize.Decimal, st); err != nil {
+			return err
+		}
 	}
 	if m.MinOrderSize.Set {
 		im.mins[m.AssetID] = m.MinOrderSize.Decimal
 	}
-	lb := &liveBook{market: im.marketOf(m.AssetID, m.Market), bids: bids, asks: asks}
+	lb := &liveBook{market: market, bids: bids, asks: asks}
 	im.books[m.AssetID] = lb
 	im.own[m.AssetID] = true
 	im.note(m.AssetID, lb.market)
@@ -94,6 +97,7 @@ func (im *importer) handleBook(m *wsMessage) error {
 // with Options.Complement, the derived book of its complement.
 func (im *importer) emitBook(token string, st recording.Stamp) error {
 	lb := im.books[token]
+	st = im.inOrder(token, lb.market, st)
 	t := im.terms(token, lb.market)
 	b := &recording.Book{Stamp: st, TokenID: token, Market: lb.market,
 		Bids: append([]exchange.PriceLevel{}, lb.bids...), Asks: append([]exchange.PriceLevel{}, lb.asks...),
@@ -253,9 +257,9 @@ func (im *importer) handleTick(m *wsMessage) error {
 	if m.AssetID == "" {
 		return errors.New("tick_size_change without asset_id")
 	}
-	im.ticks[m.AssetID] = m.NewTickSize.Decimal
 	market := im.marketOf(m.AssetID, m.Market)
-	if err := im.push(recording.MetaEvent(&recording.Meta{Stamp: st, TokenID: m.AssetID, Market: market, TickSize: m.NewTickSize.Decimal})); err != nil {
+	im.said[m.AssetID] = m.NewTickSize.Decimal
+	if err := im.changeTick(m.AssetID, market, m.NewTickSize.Decimal, st, true); err != nil {
 		return err
 	}
 	im.note(m.AssetID, market)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -34,6 +35,10 @@ type Options struct {
 	// tick_size or min_order_size, and a tick_size_change message, win
 	// from their time on.
 	Markets []Market
+	// CatalogSkipped are the markets of the catalog snapshot that Markets
+	// came from which it skipped (Catalog.Skipped); they are reported in
+	// Stats.CatalogSkipped.
+	CatalogSkipped []SkippedMarket
 	// Complement derives, for a binary market of Markets, the book of an
 	// outcome that has no book of its own in the input (yet) from the
 	// other outcome's, mirrored at 1 − p: the NO book's bids are the YES
@@ -109,12 +114,15 @@ type importer struct {
 	sink recording.EventSink
 	st   Stats
 
-	books map[string]*liveBook
-	ticks map[string]decimal.Decimal // tick by token, from the messages
-	mins  map[string]decimal.Decimal // minimum size by token, from the messages
-	known knownMarkets
-	seen  map[string]*seenMarket // markets (or lone tokens) of the input, for the warnings
-	own   map[string]bool        // tokens with a book of their own in the input
+	books    map[string]*liveBook
+	ticks    map[string]decimal.Decimal // tick by token, from the messages (a change of one token's is its market's)
+	said     map[string]decimal.Decimal // by token, the tick its own messages last gave (ticks.go)
+	lastBook map[string]time.Time       // by token, the time of its last book written (late.go)
+	late     map[string]*lateUpdates    // by market (or "token:<id>"), the updates dated before the book they follow
+	mins     map[string]decimal.Decimal // minimum size by token, from the messages
+	known    knownMarkets
+	seen     map[string]*seenMarket // markets (or lone tokens) of the input, for the warnings
+	own      map[string]bool        // tokens with a book of their own in the input
 	// introduced are the tokens whose terms have been written (or that
 	// have none).
 	introduced map[string]bool
@@ -143,10 +151,12 @@ func newImporter(ctx context.Context, sink recording.EventSink, opts Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	im := &importer{ctx: ctx, opts: opts, books: map[string]*liveBook{}, ticks: map[string]decimal.Decimal{},
+	im := &importer{ctx: ctx, opts: opts, books: map[string]*liveBook{}, ticks: map[string]decimal.Decimal{}, said: map[string]decimal.Decimal{},
+		lastBook: map[string]time.Time{}, late: map[string]*lateUpdates{},
 		mins: map[string]decimal.Decimal{}, known: known, seen: map[string]*seenMarket{}, own: map[string]bool{},
 		introduced: map[string]bool{}, sink: sink, st: newStats()}
 	im.out = reorder{window: opts.Window, write: im.write, last: map[string]rankedTime{}}
+	im.st.CatalogSkipped = append([]SkippedMarket(nil), opts.CatalogSkipped...)
 	return im, nil
 }
 
@@ -174,7 +184,7 @@ func (im *importer) read(r io.Reader, name string) error {
 		return im.wrap(err)
 	}
 	defer closeGz()
-	s := newStream(br)
+	s := newStream(br, func(kind string) { im.st.Frames[kind]++ })
 	fail := func(start int64, err error) error {
 		im.msg, im.start = im.nfile+1, start
 		return im.fail(err)

@@ -48,8 +48,9 @@ func (im *importer) put(e recording.Event) error {
 func (im *importer) introduce(token, market string, at time.Time) error {
 	tokens := []string{token}
 	cond := market
+	var question, slug string
 	if km := im.known.market(token, market); km != nil && containsString(km.Tokens, token) {
-		tokens, cond = km.Tokens, km.ConditionID
+		tokens, cond, question, slug = km.Tokens, km.ConditionID, km.Question, km.Slug
 	}
 	t := im.terms(token, cond)
 	if len(tokens) == 1 && t.IsZero() {
@@ -65,7 +66,8 @@ func (im *importer) introduce(token, market string, at time.Time) error {
 		}
 		im.introduced[tok] = true
 		m := &recording.Meta{Stamp: recording.Stamp{Exchange: at}, TokenID: tok, Market: cond, TickSize: t.Tick, MinOrderSize: t.MinSize,
-			EndDate: t.EndDate, RewardMaxSpread: t.Rewards.MaxSpread, RewardMinSize: t.Rewards.MinSize, RewardDailyRate: t.Rewards.DailyRate}
+			EndDate: t.EndDate, RewardMaxSpread: t.Rewards.MaxSpread, RewardMinSize: t.Rewards.MinSize, RewardDailyRate: t.Rewards.DailyRate,
+			SecondsDelay: t.SecondsDelay, NegRisk: t.NegRisk, Question: question, Slug: slug}
 		if err := im.put(recording.MetaEvent(m)); err != nil {
 			return err
 		}

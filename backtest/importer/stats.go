@@ -13,6 +13,10 @@ type Stats struct {
 	Messages int            `json:"messages"`        // messages read
 	Imported map[string]int `json:"imported"`        // messages that became events, by event_type
 	Skipped  map[string]int `json:"skipped"`         // messages that did not, by "event_type: reason"
+	// Frames counts the lines of the input that are no message and were
+	// skipped, by kind: keep-alives (PING, PONG), empty lines, other text
+	// frames. They are not messages (not in Messages).
+	Frames map[string]int `json:"frames_skipped"`
 	// ChangesSkipped counts the price_change entries, inside messages
 	// otherwise imported, for a token that had no book yet.
 	ChangesSkipped int `json:"changes_skipped"`
@@ -21,6 +25,10 @@ type Stats struct {
 	// removed.
 	Crossed       map[string]int `json:"crossed"`
 	LevelsDropped int            `json:"levels_dropped"`
+	// OutOfOrder counts the book updates (price_change or book messages)
+	// dated before the token's book they follow: they are written at that
+	// book's time, in the order they came (Warnings name the markets).
+	OutOfOrder int `json:"out_of_order"`
 
 	Events int `json:"events"` // events written: Books + Trades + Metas
 	Books  int `json:"books"`
@@ -33,13 +41,17 @@ type Stats struct {
 
 	First time.Time `json:"first,omitzero"` // time of the first event written
 	Last  time.Time `json:"last,omitzero"`  // time of the last event written
+	// CatalogSkipped are the catalog snapshot's markets that were not used
+	// (Options.CatalogSkipped, from ReadCatalog): placeholders without
+	// token ids.
+	CatalogSkipped []SkippedMarket `json:"catalog_skipped,omitempty"`
 	// Warnings are what a backtest of the output should know: outcomes
 	// without books, derived books, tokens no message places in a market.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
 func newStats() Stats {
-	return Stats{Imported: map[string]int{}, Skipped: map[string]int{}, Crossed: map[string]int{}}
+	return Stats{Imported: map[string]int{}, Skipped: map[string]int{}, Frames: map[string]int{}, Crossed: map[string]int{}}
 }
 
 // stats returns a copy of the counts that the importer will not change.
@@ -48,8 +60,10 @@ func (im *importer) stats() Stats {
 	s.Files = append([]string(nil), s.Files...)
 	s.Imported = maps.Clone(s.Imported)
 	s.Skipped = maps.Clone(s.Skipped)
+	s.Frames = maps.Clone(s.Frames)
 	s.Crossed = maps.Clone(s.Crossed)
 	s.Warnings = append([]string(nil), s.Warnings...)
+	s.CatalogSkipped = append([]SkippedMarket(nil), s.CatalogSkipped...)
 	return s
 }
 

@@ -18,12 +18,17 @@ type Terms struct {
 	MinSize decimal.Decimal
 	EndDate time.Time
 	Rewards strategy.RewardTerms
+	// SecondsDelay is the market's matching delay (the catalog's
+	// seconds_delay) and NegRisk its neg-risk flag.
+	SecondsDelay int64
+	NegRisk      bool
 }
 
 // IsZero reports whether no term is known.
 func (t Terms) IsZero() bool {
 	return t.Tick.IsZero() && t.MinSize.IsZero() && t.EndDate.IsZero() &&
-		t.Rewards.MaxSpread.IsZero() && t.Rewards.MinSize.IsZero() && t.Rewards.DailyRate.IsZero()
+		t.Rewards.MaxSpread.IsZero() && t.Rewards.MinSize.IsZero() && t.Rewards.DailyRate.IsZero() &&
+		t.SecondsDelay == 0 && !t.NegRisk
 }
 
 // over returns t with every non-zero field of o in place of t's.
@@ -42,6 +47,10 @@ func (t Terms) over(o Terms) Terms {
 	t.Rewards.MaxSpread = pick(t.Rewards.MaxSpread, o.Rewards.MaxSpread)
 	t.Rewards.MinSize = pick(t.Rewards.MinSize, o.Rewards.MinSize)
 	t.Rewards.DailyRate = pick(t.Rewards.DailyRate, o.Rewards.DailyRate)
+	if o.SecondsDelay != 0 {
+		t.SecondsDelay = o.SecondsDelay
+	}
+	t.NegRisk = t.NegRisk || o.NegRisk
 	return t
 }
 
@@ -52,6 +61,9 @@ type Market struct {
 	// market has two).
 	Tokens []string
 	Terms  Terms
+	// Question and Slug name the market for people (the catalog's
+	// question and market_slug); they go into its tokens' first metas.
+	Question, Slug string
 }
 
 // knownMarkets indexes Options.Markets.

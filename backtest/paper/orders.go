@@ -63,7 +63,7 @@ func (v *Venue) placeOne(it *exchange.PlacementItem, now time.Time) exchange.Pla
 	v.seq++
 	o.id = "paper-" + strconv.Itoa(v.seq)
 	o.status, o.created, o.updated = exchange.StatusLive, now, now
-	if _, err := o.tok.m.Place(fillmodel.VirtualOrder{ID: o.id, Side: o.side, Price: o.price, Size: o.size}, now); err != nil {
+	if _, err := o.tok.m.Place(fillmodel.VirtualOrder{ID: o.id, Side: o.side, Price: o.price, Size: o.size, Delay: o.tok.delay}, now); err != nil {
 		v.stats.Refused++
 		return exchange.PlacementResult{Success: false, ErrorMsg: err.Error()}
 	}
@@ -71,8 +71,11 @@ func (v *Venue) placeOne(it *exchange.PlacementItem, now time.Time) exchange.Pla
 	v.stats.Placed++
 	v.applyFills(o.tok.m.Advance(now), now)
 	res := exchange.PlacementResult{Success: true, OrderID: o.id, Status: exchange.PlaceLive}
-	if o.status == exchange.StatusMatched {
+	switch {
+	case o.status == exchange.StatusMatched:
 		res.Status = exchange.PlaceMatched
+	case o.tok.delay > 0:
+		res.Status = exchange.PlaceDelayed
 	}
 	return res
 }

@@ -33,6 +33,10 @@ type Market struct {
 	Tokens  [2]string
 	Tick    decimal.Decimal
 	MinSize decimal.Decimal
+	// Delay is the market's matching delay (the exchange's seconds_delay):
+	// a virtual order reaches the book, and can fill, that long after it
+	// is placed, and its placement answers "delayed", as on the exchange.
+	Delay time.Duration
 }
 
 // Config configures a Venue.
@@ -116,7 +120,9 @@ type paperToken struct {
 	id, cond string
 	outcome  int
 	m        *fillmodel.Matcher
-	tick     exchange.Fixed
+	delay    time.Duration  // the market's matching delay
+	tick     exchange.Fixed // the market's: a change of either token's is both's (feedBook)
+	said     exchange.Fixed // the tick the token's last book gave (the configured one before)
 	minSize  exchange.Fixed
 }
 
@@ -167,6 +173,9 @@ func NewVenue(src Source, cfg Config) (*Venue, error) {
 		if err != nil || minSize < 0 {
 			return nil, fmt.Errorf("paper venue: market %s: minimum size %s", pm.ConditionID, pm.MinSize)
 		}
+		if pm.Delay < 0 {
+			return nil, fmt.Errorf("paper venue: market %s: delay %s", pm.ConditionID, pm.Delay)
+		}
 		v.byCond[cond] = pm.Tokens
 		v.conds = append(v.conds, pm.ConditionID)
 		for o, tok := range pm.Tokens {
@@ -177,7 +186,7 @@ func NewVenue(src Source, cfg Config) (*Venue, error) {
 			if err != nil {
 				return nil, fmt.Errorf("paper venue: %w", err)
 			}
-			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, tick: tick, minSize: minSize}
+			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, delay: pm.Delay, tick: tick, said: tick, minSize: minSize}
 		}
 	}
 	v.dedup.Start = cfg.Now().Unix()
@@ -308,8 +317,14 @@ func (v *Venue) feedTrades(trades []exchange.Trade, limit int, now time.Time) {
 
 // feedBook feeds one normalised book to its token's Matcher; v.mu is held.
 func (v *Venue) feedBook(pt *paperToken, b *exchange.OrderBook, now time.Time) {
-	if t, err := exchange.FixedFromDecimal(b.TickSize); err == nil && t > 0 {
-		pt.tick = t
+	if t, err := exchange.FixedFromDecimal(b.TickSize); err == nil && t > 0 && t != pt.said {
+		// A market has one tick and the exchange changes it per token: a
+		// token's book giving a new tick changes the market's, while the
+		// other's, still giving the old one, changes nothing.
+		pt.said = t
+		for _, tok := range v.byCond[strings.ToLower(pt.cond)] {
+			v.tokens[tok].tick = t
+		}
 	}
 	if s, err := exchange.FixedFromDecimal(b.MinOrderSize); err == nil && s > 0 {
 		pt.minSize = s

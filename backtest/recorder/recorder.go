@@ -35,6 +35,11 @@ type Market struct {
 	EndDate time.Time // zero when unknown
 	// Rewards are the liquidity-reward terms (zero: none known).
 	Rewards strategy.RewardTerms
+	// Delay is the market's matching delay (seconds_delay, whole seconds)
+	// and NegRisk its neg-risk flag; Question and Slug name it for people.
+	Delay          time.Duration
+	NegRisk        bool
+	Question, Slug string
 }
 
 // Clock is the recorder's time source: exchange.SystemClock, or a fake in
@@ -171,7 +176,8 @@ func (r *Recorder) Run(ctx context.Context) error {
 			r.ticks[tok] = m.Tick
 			meta := &recording.Meta{Stamp: recording.Stamp{Received: start}, TokenID: tok, Market: m.ConditionID, TickSize: m.Tick,
 				MinOrderSize: m.MinSize, EndDate: m.EndDate, RewardMaxSpread: m.Rewards.MaxSpread,
-				RewardMinSize: m.Rewards.MinSize, RewardDailyRate: m.Rewards.DailyRate}
+				RewardMinSize: m.Rewards.MinSize, RewardDailyRate: m.Rewards.DailyRate,
+				SecondsDelay: int64(m.Delay / time.Second), NegRisk: m.NegRisk, Question: m.Question, Slug: m.Slug}
 			if err := r.write(recording.MetaEvent(meta)); err != nil {
 				return err
 			}

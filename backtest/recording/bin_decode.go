@@ -565,6 +565,24 @@ func (d *blockDecoder) meta(st Stamp, tok, mkt string) (Event, error) {
 	if flags&metaRewardDailyRate != 0 {
 		m.RewardDailyRate = d.dec(d.amount())
 	}
+	if flags&metaSecondsDelay != 0 {
+		v := d.uvarint()
+		if v == 0 || v > MaxSecondsDelay {
+			d.fail("seconds_delay %d", v)
+		}
+		m.SecondsDelay = int64(v)
+	}
+	m.NegRisk = flags&metaNegRisk != 0
+	if flags&metaQuestion != 0 {
+		if m.Question, _ = d.str(); m.Question == "" && d.err == nil {
+			d.fail("meta question: an empty string")
+		}
+	}
+	if flags&metaSlug != 0 {
+		if m.Slug, _ = d.str(); m.Slug == "" && d.err == nil {
+			d.fail("meta slug: an empty string")
+		}
+	}
 	if d.err != nil {
 		return Event{}, d.err
 	}

@@ -34,7 +34,11 @@ const (
 	metaRewardMaxSpread
 	metaRewardMinSize
 	metaRewardDailyRate
-	metaAll = 1<<iota - 1
+	metaSecondsDelay // a uvarint of seconds
+	metaNegRisk      // no value
+	metaQuestion     // a string reference
+	metaSlug         // a string reference
+	metaAll          = 1<<iota - 1
 )
 
 // maxScale is the largest power of ten a side's prices or sizes may be
@@ -221,6 +225,9 @@ func (b *blockEncoder) add(e Event) error {
 		p, err = appendTrade(p, e.Trade)
 	case KindMeta:
 		p, err = appendMeta(p, e.Meta)
+		if err == nil {
+			p = b.appendMetaNames(p, e.Meta)
+		}
 	}
 	if err != nil {
 		b.ev = p[:mark]
@@ -370,6 +377,18 @@ func appendMeta(p []byte, m *Meta) ([]byte, error) {
 			flags |= v.flag
 		}
 	}
+	if m.SecondsDelay != 0 {
+		flags |= metaSecondsDelay
+	}
+	if m.NegRisk {
+		flags |= metaNegRisk
+	}
+	if m.Question != "" {
+		flags |= metaQuestion
+	}
+	if m.Slug != "" {
+		flags |= metaSlug
+	}
 	p = binary.AppendUvarint(p, uint64(flags))
 	for i, v := range vals {
 		if flags&v.flag == 0 {
@@ -384,4 +403,20 @@ func appendMeta(p []byte, m *Meta) ([]byte, error) {
 		p = binary.AppendUvarint(p, uint64(fx[i]))
 	}
 	return p, nil
+}
+
+// appendMetaNames appends the meta fields after the amounts: the delay,
+// then the question's and the slug's references in the block's string
+// table (neg_risk is the flag alone).
+func (b *blockEncoder) appendMetaNames(p []byte, m *Meta) []byte {
+	if m.SecondsDelay != 0 {
+		p = binary.AppendUvarint(p, uint64(m.SecondsDelay))
+	}
+	if m.Question != "" {
+		p = binary.AppendUvarint(p, b.ref(m.Question))
+	}
+	if m.Slug != "" {
+		p = binary.AppendUvarint(p, b.ref(m.Slug))
+	}
+	return p
 }

@@ -15,7 +15,7 @@ import (
 // random book edits.
 func binFuzzSeeds(tb testing.TB) [][]byte {
 	var out [][]byte
-	for _, evs := range [][]Event{sampleEvents(tb), randomBooks(tb, 3, 40, fixture.T0)} {
+	for _, evs := range [][]Event{sampleEvents(tb), randomBooks(tb, 3, 40, fixture.T0), {marketMeta()}} {
 		var enc blockEncoder
 		for _, e := range evs {
 			if err := enc.add(e); err != nil {

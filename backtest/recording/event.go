@@ -96,7 +96,26 @@ type Meta struct {
 	RewardMaxSpread decimal.Decimal
 	RewardMinSize   decimal.Decimal
 	RewardDailyRate decimal.Decimal
+
+	// SecondsDelay is the market's matching delay in seconds (the
+	// exchange's seconds_delay): an order placed at t can match from
+	// t + delay on, and its placement answers "delayed"; zero: unchanged.
+	SecondsDelay int64
+	// NegRisk marks a market of the exchange's neg-risk kind; false:
+	// unchanged.
+	NegRisk bool
+	// Question and Slug are the market's question and slug, as the
+	// catalog gives them (a report heads the market by its question);
+	// empty: unchanged.
+	Question string
+	Slug     string
 }
+
+// MaxSecondsDelay bounds Meta.SecondsDelay: a day.
+const MaxSecondsDelay = 86400
+
+// MaxMetaText bounds the bytes of Meta.Question and Meta.Slug.
+const MaxMetaText = 4096
 
 // Event is one record of a recording: a tagged union in which exactly the
 // member named by Kind is non-nil.

@@ -170,10 +170,18 @@ func decodeLine(line []byte, w *wireLine, cache *decimalCache) error {
 			w.RewardMinSize, err = s.decimal()
 		case "reward_daily_rate":
 			w.RewardDailyRate, err = s.decimal()
+		case "seconds_delay":
+			w.SecondsDelay, err = s.int64Value()
+		case "neg_risk":
+			w.NegRisk, err = s.boolValue()
+		case "question":
+			w.Question, err = s.optStr()
+		case "slug":
+			w.Slug, err = s.optStr()
 		default:
 			err = s.unknown(key, 0, "kind", "token", "market", "ts_ms", "recv_ns", "bids", "asks",
 				"tick", "min_size", "price", "size", "taker", "end_date", "resolved", "payout",
-				"reward_max_spread", "reward_min_size", "reward_daily_rate")
+				"reward_max_spread", "reward_min_size", "reward_daily_rate", "seconds_delay", "neg_risk", "question", "slug")
 		}
 		return err
 	})

@@ -85,5 +85,6 @@ func FuzzDecoderDifferential(f *testing.F) {
 	for _, c := range parseLineCases {
 		f.Add([]byte(c.line))
 	}
+	f.Add(bytes.TrimSuffix(AppendLine(nil, marketMeta()), []byte("\n")))
 	f.Fuzz(func(t *testing.T, line []byte) { compareDecoders(t, line) })
 }

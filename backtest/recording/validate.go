@@ -170,6 +170,12 @@ func (m *Meta) validate() error {
 	if !m.Resolved && !m.Payout.IsZero() {
 		return invalid("meta %s%s: payout without resolution", m.Market, m.TokenID)
 	}
+	if m.SecondsDelay < 0 || m.SecondsDelay > MaxSecondsDelay {
+		return invalid("meta %s%s: seconds_delay %d not in [0, %d]", m.Market, m.TokenID, m.SecondsDelay, MaxSecondsDelay)
+	}
+	if len(m.Question) > MaxMetaText || len(m.Slug) > MaxMetaText {
+		return invalid("meta %s%s: question or slug longer than %d bytes", m.Market, m.TokenID, MaxMetaText)
+	}
 	return nil
 }
 

@@ -35,6 +35,11 @@ type wireLine struct {
 	RewardMinSize   decimal.Decimal `json:"reward_min_size"`
 	RewardDailyRate decimal.Decimal `json:"reward_daily_rate"`
 
+	SecondsDelay int64  `json:"seconds_delay"`
+	NegRisk      bool   `json:"neg_risk"`
+	Question     string `json:"question"`
+	Slug         string `json:"slug"`
+
 	// fxBids and fxAsks are the book's levels in Fixed units, set by the
 	// line decoder (not by encoding/json); see Book.fx.
 	fxBids, fxAsks []Level
@@ -82,7 +87,8 @@ func (w *wireLine) event() (Event, error) {
 	case "meta":
 		m := &Meta{Stamp: st, TokenID: w.Token, Market: w.Market, TickSize: w.Tick,
 			MinOrderSize: w.MinSize, Resolved: w.Resolved, Payout: w.Payout,
-			RewardMaxSpread: w.RewardMaxSpread, RewardMinSize: w.RewardMinSize, RewardDailyRate: w.RewardDailyRate}
+			RewardMaxSpread: w.RewardMaxSpread, RewardMinSize: w.RewardMinSize, RewardDailyRate: w.RewardDailyRate,
+			SecondsDelay: w.SecondsDelay, NegRisk: w.NegRisk, Question: w.Question, Slug: w.Slug}
 		if w.EndDate != "" {
 			t, err := parseEndDate(w.EndDate)
 			if err != nil {
@@ -166,6 +172,21 @@ func AppendLine(b []byte, e Event) []byte {
 		b = appendDecField(b, "reward_max_spread", m.RewardMaxSpread)
 		b = appendDecField(b, "reward_min_size", m.RewardMinSize)
 		b = appendDecField(b, "reward_daily_rate", m.RewardDailyRate)
+		if m.SecondsDelay != 0 {
+			b = append(b, `,"seconds_delay":`...)
+			b = strconv.AppendInt(b, m.SecondsDelay, 10)
+		}
+		if m.NegRisk {
+			b = append(b, `,"neg_risk":true`...)
+		}
+		if m.Question != "" {
+			b = append(b, `,"question":`...)
+			b = appendJSONString(b, m.Question)
+		}
+		if m.Slug != "" {
+			b = append(b, `,"slug":`...)
+			b = appendJSONString(b, m.Slug)
+		}
 	}
 	return append(b, '}', '\n')
 }

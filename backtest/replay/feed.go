@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/exchange"
 )
 
 // This file moves the replay's time: events go to the fill model and the
@@ -122,7 +123,7 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 			// when the terms change.
 			tok.tickDec, tok.minDec = b.TickSize, b.MinOrderSize
 			if f, ok := fixedIfSet(b.TickSize); ok {
-				tok.tick = f
+				tok.takeTick(f)
 			}
 			if f, ok := fixedIfSet(b.MinOrderSize); ok {
 				tok.minSize = f
@@ -153,6 +154,23 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 	r.vis.push(e)
 }
 
+// takeTick takes a tick size the token's book or meta gives. A market has
+// one tick and a tick_size_change comes per token, so a recording may hold
+// the change of one token while the other's books go on carrying the old
+// tick: a token giving another tick than it gave before (the market's
+// initial tick before its first) changes the tick of the whole market; a
+// token repeating its own tick changes nothing.
+func (tok *replayToken) takeTick(f exchange.Fixed) {
+	prev := tok.said
+	tok.said = f
+	if f == prev {
+		return
+	}
+	for _, t := range tok.mk.toks {
+		t.tick = f
+	}
+}
+
 // applyMeta applies a metadata change at the exchange: tick and minimum
 // size, and resolution (the position is redeemed, our orders cancelled).
 // It reports whether the event concerns a known market.
@@ -167,10 +185,13 @@ func (r *Replay) applyMeta(m *recording.Meta, t time.Time) bool {
 	}
 	for _, tok := range toks {
 		if f, ok := fixedIfSet(m.TickSize); ok {
-			tok.tick = f
+			tok.takeTick(f)
 		}
 		if f, ok := fixedIfSet(m.MinOrderSize); ok {
 			tok.minSize = f
+		}
+		if m.SecondsDelay > 0 {
+			tok.mk.delay = time.Duration(m.SecondsDelay) * time.Second
 		}
 		if m.Resolved && !tok.resolved {
 			tok.resolved = true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -27,12 +28,15 @@ type MarketScan struct {
 }
 
 type scanMarket struct {
-	id      string
-	tokens  []string // in order of first appearance
-	tick    decimal.Decimal
-	minSize decimal.Decimal
-	end     time.Time
-	rewards strategy.RewardTerms
+	id             string
+	tokens         []string // in order of first appearance
+	tick           decimal.Decimal
+	minSize        decimal.Decimal
+	end            time.Time
+	rewards        strategy.RewardTerms
+	delay          time.Duration
+	negRisk        bool
+	question, slug string
 }
 
 // ScanMarkets reads src to the end and groups its tokens into markets:
@@ -42,9 +46,9 @@ type scanMarket struct {
 //   - a market's first token to appear is its YES outcome (index 0), the
 //     second its NO outcome (index 1): the recorder writes a market's books
 //     in the exchange's token order;
-//   - the tick size, minimum size and end date are the first ones seen
-//     (books and meta events, market-wide meta included), so nothing is
-//     taken from the future of the run;
+//   - the tick size, minimum size, end date, matching delay, question and
+//     slug are the first ones seen (books and meta events, market-wide
+//     meta included), so nothing is taken from the future of the run;
 //   - only markets with exactly two tokens and a known tick size are kept;
 //     the others, and tokens no event places in a market, are listed in
 //     Notes.
@@ -112,6 +116,7 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 			if m := place(e.Meta.TokenID, e.Meta.Market); m != nil {
 				m.learn(e.Meta.TickSize, e.Meta.MinOrderSize, e.Meta.EndDate)
 				m.learnRewards(e.Meta)
+				m.learnMarket(e.Meta)
 			}
 		}
 	}
@@ -129,7 +134,8 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 			res.Notes = append(res.Notes, fmt.Sprintf("market %s: no tick size in the recording", id))
 		default:
 			res.Markets = append(res.Markets, strategy.Market{ConditionID: id, TokenIDs: [2]string{m.tokens[0], m.tokens[1]},
-				Tick: m.tick, MinSize: m.minSize, EndDate: m.end, Rewards: m.rewards})
+				Tick: m.tick, MinSize: m.minSize, EndDate: m.end, Rewards: m.rewards,
+				PlacementDelay: m.delay, NegRisk: m.negRisk, Question: m.question, Slug: m.slug})
 			y, n := books[m.tokens[0]], books[m.tokens[1]]
 			res.Books[m.tokens[0]], res.Books[m.tokens[1]] = y, n
 			if y == 0 || n == 0 {
@@ -170,6 +176,21 @@ func (m *scanMarket) learn(tick, minSize decimal.Decimal, end time.Time) {
 	}
 }
 
+// learnMarket takes the first matching delay, question and slug seen, and
+// the neg-risk flag.
+func (m *scanMarket) learnMarket(e *recording.Meta) {
+	if m.delay == 0 && e.SecondsDelay > 0 {
+		m.delay = time.Duration(e.SecondsDelay) * time.Second
+	}
+	m.negRisk = m.negRisk || e.NegRisk
+	if m.question == "" {
+		m.question = e.Question
+	}
+	if m.slug == "" {
+		m.slug = e.Slug
+	}
+}
+
 // learnRewards takes the first reward terms seen, field by field.
 func (m *scanMarket) learnRewards(e *recording.Meta) {
 	r := &m.rewards
@@ -182,4 +203,41 @@ func (m *scanMarket) learnRewards(e *recording.Meta) {
 	if !r.DailyRate.IsPositive() && e.RewardDailyRate.IsPositive() {
 		r.DailyRate = e.RewardDailyRate
 	}
+}
+
+// Pick returns the markets of the scan that ids name (condition ids, any
+// case; every market the scan kept when ids is empty). When no market can
+// be replayed, or an id names a market the scan left out, the error says
+// why for every market left out (Notes), not only that none is usable.
+func (s *MarketScan) Pick(ids []string) ([]strategy.Market, error) {
+	if len(s.Markets) == 0 {
+		if len(s.Notes) == 0 {
+			return nil, errors.New("the recording holds no market (see docs/data-format.md)")
+		}
+		return nil, fmt.Errorf("the recording holds no market a backtest can use (see docs/data-format.md):\n  %s", strings.Join(s.Notes, "\n  "))
+	}
+	if len(ids) == 0 {
+		return s.Markets, nil
+	}
+	var out []strategy.Market
+	for _, want := range ids {
+		found := false
+		for _, m := range s.Markets {
+			if strings.EqualFold(m.ConditionID, want) {
+				out = append(out, m)
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		for _, n := range s.Notes {
+			if strings.Contains(strings.ToLower(n), "market "+strings.ToLower(want)+" ") || strings.Contains(strings.ToLower(n), "market "+strings.ToLower(want)+":") {
+				return nil, fmt.Errorf("markets.condition_ids: %s cannot be replayed: %s", want, n)
+			}
+		}
+		return nil, fmt.Errorf("markets.condition_ids: %s is not in the recording", want)
+	}
+	return out, nil
 }

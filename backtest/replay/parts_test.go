@@ -152,3 +152,48 @@ func TestScanMarketsHalfMarket(t *testing.T) {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
+
+// A recording with no usable market: the error lists every market left out
+// with its reason (it used to say only that none had a tick size); an id
+// that names a market left out gets that market's reason.
+func TestScanPickSaysWhy(t *testing.T) {
+	evs := []recording.Event{
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(1)}, TokenID: "a1", Market: "0xa", TickSize: fixture.Dec("0.01")}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(2)}, TokenID: "a2", Market: "0xa"}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(3)}, TokenID: "a3", Market: "0xa"}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(4)}, TokenID: "c1", Market: "0xc"}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(5)}, TokenID: "c2", Market: "0xc"}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(6)}, TokenID: "d1", Market: "0xd", TickSize: fixture.Dec("0.01")}),
+	}
+	scan, err := ScanMarkets(&SliceSource{Events: evs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = scan.Pick(nil)
+	if err == nil {
+		t.Fatal("no error without a usable market")
+	}
+	for _, w := range []string{"market 0xa has 3 tokens", "market 0xc: no tick size", "market 0xd has 1 tokens"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q: %v", w, err)
+		}
+	}
+	evs = append(evs,
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(7)}, TokenID: "b1", Market: "0xb", TickSize: fixture.Dec("0.01")}),
+		recording.BookEvent(&recording.Book{Stamp: recording.Stamp{Exchange: fixture.Ms(8)}, TokenID: "b2", Market: "0xb"}))
+	if scan, err = ScanMarkets(&SliceSource{Events: evs}); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := scan.Pick(nil); err != nil || len(ms) != 1 || ms[0].ConditionID != "0xb" {
+		t.Errorf("Pick(nil) = %v, %v; want 0xb", ms, err)
+	}
+	if ms, err := scan.Pick([]string{"0xB"}); err != nil || len(ms) != 1 {
+		t.Errorf("Pick(0xB) = %v, %v", ms, err)
+	}
+	if _, err := scan.Pick([]string{"0xc"}); err == nil || !strings.Contains(err.Error(), "0xc cannot be replayed: market 0xc: no tick size") {
+		t.Errorf("Pick(0xc): %v", err)
+	}
+	if _, err := scan.Pick([]string{"0xz"}); err == nil || !strings.Contains(err.Error(), "not in the recording") {
+		t.Errorf("Pick(0xz): %v", err)
+	}
+}

@@ -147,11 +147,12 @@ type finalOrder struct {
 // replayMarket is one quoted market: its terms, its two tokens and the tape
 // of recorded trades the strategy has seen.
 type replayMarket struct {
-	m    strategy.Market
-	toks [2]*replayToken
-	tape []*tapeTrade // ring
-	head int
-	n    int
+	m     strategy.Market
+	delay time.Duration // the matching delay of placements (seconds_delay); metas change it
+	toks  [2]*replayToken
+	tape  []*tapeTrade // ring
+	head  int
+	n     int
 }
 
 // tapeTrade is one recorded trade in the data API's shape.
@@ -180,7 +181,8 @@ type replayToken struct {
 	m       *fillmodel.Matcher
 	acc     *accounting.TokenAcc
 
-	tick     exchange.Fixed // the exchange's tick (0: unknown)
+	tick     exchange.Fixed // the exchange's tick, the market's (0: unknown)
+	said     exchange.Fixed // the tick the token's last book or meta gave (takeTick)
 	minSize  exchange.Fixed
 	resolved bool
 	tickDec  decimal.Decimal // the last book's terms, as given
@@ -252,7 +254,7 @@ func (r *Replay) addMarket(m strategy.Market) error {
 	if _, dup := r.byCond[m.ConditionID]; dup {
 		return fmt.Errorf("backtest: market %s listed twice", m.ConditionID)
 	}
-	mk := &replayMarket{m: m, tape: make([]*tapeTrade, r.cfg.TapeSize)}
+	mk := &replayMarket{m: m, delay: m.PlacementDelay, tape: make([]*tapeTrade, r.cfg.TapeSize)}
 	r.byCond[m.ConditionID] = mk
 	r.markets = append(r.markets, mk)
 	tick, _ := exchange.FixedFromDecimal(m.Tick)
@@ -266,7 +268,7 @@ func (r *Replay) addMarket(m strategy.Market) error {
 			return err
 		}
 		tok := &replayToken{id: id, mk: mk, outcome: strategy.Outcome(o), asset: fmt.Sprintf("%s:%d", m.ConditionID, o),
-			m: mt, acc: r.acc.Token(id), tick: tick, minSize: minSize}
+			m: mt, acc: r.acc.Token(id), tick: tick, said: tick, minSize: minSize}
 		mk.toks[o] = tok
 		r.tokens[id] = tok
 		r.list = append(r.list, tok)

@@ -137,8 +137,10 @@ func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchang
 // PlaceOrders implements loop.Venue. It first waits (in simulated time)
 // for the POST /order rate buckets, one unit per order, as the client does;
 // then each valid order goes to its token's Matcher, and the call returns
-// when the last of them rests (the order latency). A result's status is
-// "matched" when the order filled completely on arrival, else "live".
+// when the last of them arrives (the order latency). A result's status is
+// "matched" when the order filled completely on arrival, "delayed" in a
+// market with a matching delay (seconds_delay: the order reaches the book,
+// and can match, that long after it arrives), else "live".
 func (r *Replay) PlaceOrders(ctx context.Context, items []exchange.PlacementItem) ([]exchange.PlacementResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -159,15 +161,18 @@ func (r *Replay) PlaceOrders(ctx context.Context, items []exchange.PlacementItem
 			res[i] = exchange.PlacementResult{Success: false, ErrorMsg: msg}
 			continue
 		}
-		vo := fillmodel.VirtualOrder{ID: o.id, Side: o.side, Price: o.price, Size: o.size}
+		delay := o.tok.mk.delay
+		vo := fillmodel.VirtualOrder{ID: o.id, Side: o.side, Price: o.price, Size: o.size, Delay: delay}
 		at, err := o.tok.m.Place(vo, now)
 		if err != nil {
 			res[i] = exchange.PlacementResult{Success: false, ErrorMsg: err.Error()}
 			continue
 		}
 		r.schedule(at)
-		if at.After(latest) {
-			latest = at
+		// The exchange answers when the order arrives; in a market with a
+		// matching delay, before it reaches the book ("delayed").
+		if answer := at.Add(-delay); answer.After(latest) {
+			latest = answer
 		}
 		r.orders[o.id] = o
 		o.tok.live = append(o.tok.live, o)
@@ -184,8 +189,11 @@ func (r *Replay) PlaceOrders(ctx context.Context, items []exchange.PlacementItem
 			continue
 		}
 		res[i].Status = exchange.PlaceLive
-		if o.status == statusMatched {
+		switch {
+		case o.status == statusMatched:
 			res[i].Status = exchange.PlaceMatched
+		case o.tok.mk.delay > 0:
+			res[i].Status = exchange.PlaceDelayed
 		}
 	}
 	return res, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/shopspring/decimal"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/configs"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/clocktest"
@@ -222,7 +223,7 @@ func benchConfig() *configs.Config {
 	return &cfg
 }
 
-// benchLoop wires a loop as cmd_run does, over the in-memory venue, a real
+// benchLoop wires a loop as the daemon does, over the in-memory venue, a real
 // signer with a real key, and the given journal.
 func benchLoop(b *testing.B, n int, j loop.Journal) (*loop.Loop, *memVenue, *clocktest.Clock) {
 	b.Helper()
@@ -231,24 +232,24 @@ func benchLoop(b *testing.B, n int, j loop.Journal) (*loop.Loop, *memVenue, *clo
 	if err != nil {
 		b.Fatal(err)
 	}
-	sgn, err := signer.New(signerConfig(cfg), signer.Account{Key: key, Owner: "6f2c7b4e-0a1d-4c55-9c2e-3b1f0e6d8a90"})
+	sgn, err := signer.New(assemble.SignerConfig(cfg), signer.Account{Key: key, Owner: "6f2c7b4e-0a1d-4c55-9c2e-3b1f0e6d8a90"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	params, est, err := strategyParams(cfg)
+	params, est, err := assemble.StrategyParams(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	kill, err := risk.NewKillSwitch(killConfig(&cfg.Risk))
+	kill, err := risk.NewKillSwitch(assemble.KillConfig(&cfg.Risk))
 	if err != nil {
 		b.Fatal(err)
 	}
 	clock := clocktest.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	markets := benchMarkets(n)
 	v := newMemVenue(markets, clock.Now)
-	lc := loopConfig(cfg, markets, params, est, kill)
+	lc := assemble.LoopConfig(cfg, markets, params, est, kill)
 	lc.TapeLimit = 0
-	l, err := loop.New(lc, v, hashSigner{orderSigner{sgn}, v}, j, clock, zerolog.Nop(), nil)
+	l, err := loop.New(lc, v, hashSigner{assemble.OrderSigner{Signer: sgn}, v}, j, clock, zerolog.Nop(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func BenchmarkDaemonCycle(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.Cleanup(func() { _ = st.Close() })
-					inner = journal{st}
+					inner = assemble.Journal{Store: st}
 				}
 				j := &timedJournal{j: inner}
 				l, v, clock := benchLoop(b, n, j)

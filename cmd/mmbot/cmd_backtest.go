@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,12 +16,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/backtest/accounting"
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/backtest/replay"
 	"github.com/mmbot/mmbot/backtest/sweep"
 	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/daemon/status"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
@@ -178,12 +179,12 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if err != nil {
 		return err
 	}
-	markets, err := pickMarkets(scan, &base.cfg.Markets)
-	if err != nil {
-		return err
-	}
 	for _, n := range scan.Notes {
 		base.log.Warn().Msg(n)
+	}
+	markets, err := scan.Pick(base.cfg.Markets.ConditionIDs)
+	if err != nil {
+		return err
 	}
 	if err := checkHalfMarkets(scan, markets); err != nil {
 		return err
@@ -342,7 +343,7 @@ func (s *backtestSetup) forCombo(c sweep.Combo) (*backtestRun, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sweep %s: %w", c, err)
 	}
-	if _, _, err := strategyParams(cfg); err != nil {
+	if _, _, err := assemble.StrategyParams(cfg); err != nil {
 		return nil, fmt.Errorf("sweep %s: %w", c, err)
 	}
 	return &backtestRun{setup: s, combo: c, cfg: cfg, rs: rs}, nil
@@ -352,16 +353,16 @@ func (s *backtestSetup) forCombo(c sweep.Combo) (*backtestRun, error) {
 func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress,
 	interval time.Duration, names marketNames) (*accounting.Results, error) {
 	cfg := run.cfg
-	params, est, err := strategyParams(cfg)
+	params, est, err := assemble.StrategyParams(cfg)
 	if err != nil {
 		return nil, err
 	}
-	kill, err := risk.NewKillSwitch(killConfig(&cfg.Risk))
+	kill, err := risk.NewKillSwitch(assemble.KillConfig(&cfg.Risk))
 	if err != nil {
 		return nil, err // "risk: kill switch: ..."
 	}
-	limits := clientLimits(&cfg.Exchange.Limits)
-	lc := loopConfig(cfg, markets, params, est, kill)
+	limits := assemble.ClientLimits(&cfg.Exchange.Limits)
+	lc := assemble.LoopConfig(cfg, markets, params, est, kill)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
@@ -421,32 +422,6 @@ func scanRecording(path string, prog *btProgress) (*replay.MarketScan, error) {
 	return scan, nil
 }
 
-// pickMarkets keeps the recording's markets that the configuration lists in
-// markets.condition_ids (all of them when it lists none).
-func pickMarkets(scan *replay.MarketScan, mc *configs.Markets) ([]strategy.Market, error) {
-	if len(scan.Markets) == 0 {
-		return nil, errors.New("the recording holds no binary market with a tick size (see docs/data-format.md)")
-	}
-	if len(mc.ConditionIDs) == 0 {
-		return scan.Markets, nil
-	}
-	var out []strategy.Market
-	for _, want := range mc.ConditionIDs {
-		found := false
-		for _, m := range scan.Markets {
-			if strings.EqualFold(m.ConditionID, want) {
-				out = append(out, m)
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("markets.condition_ids: %s is not in the recording", want)
-		}
-	}
-	return out, nil
-}
-
 // checkHalfMarkets refuses a backtest in which no market can be quoted
 // because each has books of one outcome only (the strategy needs both):
 // it would run to the end without an order. Some such markets among
@@ -485,16 +460,17 @@ type marketNames struct {
 }
 
 // reportNames names each market by its slug (or a shortened condition id),
-// each token by its market and outcome, and keeps the questions known. A
-// recording carries no question (recording.Meta has none): the markets a
-// backtest scans from one have it only when the market list said it.
+// each token by its market and outcome, and keeps the questions known
+// (the recording's metas carry them since mmbot record and mmbot import
+// write the catalog's question and slug; older recordings have none, and
+// their markets are headed by a shortened condition id).
 func reportNames(markets []strategy.Market) marketNames {
 	n := marketNames{labels: make(map[string]string, 2*len(markets)), markets: make(map[string]string, 2*len(markets)),
 		questions: map[string]string{}}
 	for _, m := range markets {
 		name := m.Slug
 		if name == "" {
-			name = shortID(m.ConditionID)
+			name = status.ShortID(m.ConditionID)
 		}
 		for o, suffix := range [2]string{strategy.Yes: " YES", strategy.No: " NO"} {
 			if tok := m.TokenIDs[o]; tok != "" {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mmbot/mmbot/daemon/status"
 )
 
 // btProgress reports a backtest's progress on stderr: the compressed bytes
@@ -102,7 +104,7 @@ func progressText(read, total, events int64, elapsed time.Duration, bar bool) st
 	}
 	if frac > 0 && frac < 1 {
 		eta := time.Duration(float64(elapsed) * (1 - frac) / frac)
-		fmt.Fprintf(&b, "  ETA %s", span(eta))
+		fmt.Fprintf(&b, "  ETA %s", status.Span(eta))
 	}
 	return b.String()
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/daemon"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/state"
@@ -62,11 +64,11 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	if err != nil {
 		return err
 	}
-	acct, err := loadAccount(cfg, e.getenv, func(w string) { log.Warn().Msg(w) })
+	acct, err := assemble.LoadAccount(cfg, e.getenv, func(w string) { log.Warn().Msg(w) })
 	if err != nil {
 		return err
 	}
-	sgn, l2, err := newSigner(cfg, acct)
+	sgn, l2, err := assemble.NewSigner(cfg, acct)
 	if err != nil {
 		return err
 	}
@@ -80,26 +82,27 @@ func cancelAll(e *env, fs *pflag.FlagSet, timeout *time.Duration) error {
 	defer store.Close()
 	// The daemon's rate-limit record: its requests still count at the
 	// exchange, and this command's count for its successor.
-	urls, _, err := configuredURLs(cfg)
+	urls, _, err := assemble.ConfiguredURLs(cfg)
 	if err != nil {
 		return err
 	}
-	client, err := newClient(cfg, urls, l2, (&observer{log: log}).clientObserver(), spentOptions(store, log)...)
+	clientObs, _ := daemon.LogObserver(log)
+	client, err := assemble.NewClient(cfg, version, urls, l2, clientObs, assemble.SpentOptions(store, log)...)
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}
-	saver, err := startSpentSaver(client, store, log)
+	saver, err := assemble.StartSpentSaver(client, store, log)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, *timeout)
 	defer cancel()
-	tally, err := loop.CancelAll(ctx, client, journal{store}, exchange.SystemClock{}, log)
-	if rerr := saver.retire(); rerr != nil {
+	tally, err := loop.CancelAll(ctx, client, assemble.Journal{Store: store}, exchange.SystemClock{}, log)
+	if rerr := saver.Retire(); rerr != nil {
 		log.Error().Err(rerr).Msg("cancel-all")
 	}
 	if errors.Is(err, loop.ErrCredentialsRefused) { // nothing was cancelled: retrying would be refused the same way
-		return fmt.Errorf("%w; nothing was cancelled: %s, then run it again", err, credentialsHint(err))
+		return fmt.Errorf("%w; nothing was cancelled: %s, then run it again", err, assemble.CredentialsHint(err))
 	}
 	fmt.Fprintf(e.stdout, "cancelled %d orders (%d cancels failed); %d fills found while reconciling\n", tally.Cancelled, tally.CancelFailed, tally.Fills)
 	if err != nil {

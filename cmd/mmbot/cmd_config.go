@@ -10,7 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/daemon"
 )
 
 const configLong = `Inspects the configuration that mmbot run would use. config check loads it
@@ -87,7 +89,7 @@ type configCheck struct {
 // checkConfig runs "mmbot config check" once its flags are parsed into fs.
 func checkConfig(e *env, fs *pflag.FlagSet, dryRun bool) error {
 	var c configCheck
-	cfg, settings, err := configs.LoadWithSources(configs.LoadOptions{Environ: configEnviron(e.environ), Flags: fs})
+	cfg, settings, err := configs.LoadWithSources(configs.LoadOptions{Environ: daemon.ConfigEnviron(e.environ), Flags: fs})
 	var ve *configs.ValidationError
 	switch {
 	case err == nil:
@@ -126,12 +128,12 @@ func (c *configCheck) checkExchange(cfg *configs.Config) {
 		c.notes = append(c.notes, "exchange: the embedded simulated exchange (exchange.embedded_sim) on a free loopback port")
 		return
 	}
-	urls, fromFile, err := configuredURLs(cfg)
+	urls, fromFile, err := assemble.ConfiguredURLs(cfg)
 	if err != nil {
 		c.problems = append(c.problems, errorLines(err)...)
 		return
 	}
-	note := fmt.Sprintf("exchange: data %s, catalog %s, clob %s", safeURL(urls.Data), safeURL(urls.Catalog), safeURL(urls.CLOB))
+	note := fmt.Sprintf("exchange: data %s, catalog %s, clob %s", assemble.SafeURL(urls.Data), assemble.SafeURL(urls.Catalog), assemble.SafeURL(urls.CLOB))
 	if len(fromFile) > 0 {
 		note += fmt.Sprintf(" (%s from account.credentials_file %s)", strings.Join(fromFile, ", "), cfg.Account.CredentialsFile)
 	}
@@ -151,7 +153,7 @@ func (c *configCheck) checkMarkets(cfg *configs.Config) {
 // strategy.guard.max_cycle_gap under two cycles; validation leaves that
 // check to run, since backtests run no guard).
 func (c *configCheck) checkGuard(cfg *configs.Config) {
-	if _, err := guardConfig(cfg); err != nil {
+	if _, err := assemble.GuardConfig(cfg); err != nil {
 		c.problems = append(c.problems, strings.TrimPrefix(err.Error(), "configuration: "))
 	}
 }
@@ -167,14 +169,14 @@ func (c *configCheck) checkAccount(e *env, cfg *configs.Config, dryRun bool) {
 		c.notes = append(c.notes, "account: none read: --dry-run needs none")
 		return
 	}
-	acct, err := loadAccount(cfg, e.getenv, func(w string) { c.warnings = append(c.warnings, w) })
+	acct, err := assemble.LoadAccount(cfg, e.getenv, func(w string) { c.warnings = append(c.warnings, w) })
 	if err != nil {
 		for _, line := range errorLines(err) {
 			c.problems = append(c.problems, "account: "+line)
 		}
 		return
 	}
-	sgn, _, err := newSigner(cfg, acct)
+	sgn, _, err := assemble.NewSigner(cfg, acct)
 	if err != nil {
 		for _, line := range errorLines(err) {
 			c.problems = append(c.problems, "account: "+line)
@@ -186,7 +188,7 @@ func (c *configCheck) checkAccount(e *env, cfg *configs.Config, dryRun bool) {
 		from = "account.credentials_file " + cfg.Account.CredentialsFile
 	}
 	c.notes = append(c.notes, fmt.Sprintf("account: address %s, maker %s, signature type %d, API key [redacted] (read from %s)",
-		sgn.Address(), sgn.Maker(), acct.sigType, from))
+		sgn.Address(), sgn.Maker(), acct.SignatureType(), from))
 }
 
 // report prints the notes, warnings and problems, and returns an error

@@ -137,12 +137,12 @@ func importOptions(f importFlags) (importer.Options, error) {
 		if err != nil {
 			return opts, err
 		}
-		ms, err := importer.LoadCatalog(cf)
+		c, err := importer.ReadCatalog(cf)
 		cf.Close()
 		if err != nil {
 			return opts, fmt.Errorf("%s: %w", f.catalog, err)
 		}
-		opts.Markets = ms
+		opts.Markets, opts.CatalogSkipped = c.Markets, c.Skipped
 	}
 	for _, spec := range f.markets {
 		cond, toks, ok := strings.Cut(spec, ":")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mmbot/mmbot/backtest/importer"
+	"github.com/mmbot/mmbot/daemon/status"
 )
 
 // importProgress reports a long import on stderr: on a terminal one line
@@ -64,7 +65,7 @@ func importProgressLine(pr importer.Progress, elapsed time.Duration) string {
 		pct = 100 * float64(pr.Read) / float64(pr.Total)
 	}
 	return fmt.Sprintf("import: %3.0f%% (%s of %s), %d messages, %d events, %s, %s", pct, humanBytes(pr.Read), humanBytes(pr.Total),
-		pr.Messages, pr.Events, filepath.Base(pr.File), span(elapsed))
+		pr.Messages, pr.Events, filepath.Base(pr.File), status.Span(elapsed))
 }
 
 // writeImportSummary writes what an import read and wrote: the messages
@@ -84,6 +85,12 @@ func writeImportSummary(w io.Writer, out string, st importer.Stats) {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  imported: %s\n", countList(st.Imported, ", "))
 	fmt.Fprintf(&b, "  skipped:  %s\n", countList(st.Skipped, "; "))
+	if len(st.Frames) > 0 {
+		fmt.Fprintf(&b, "  lines that are no message, skipped: %s\n", countList(st.Frames, "; "))
+	}
+	if st.OutOfOrder > 0 {
+		fmt.Fprintf(&b, "  book updates dated before the book they follow: %d (written at that book's time; warnings below)\n", st.OutOfOrder)
+	}
 	if st.ChangesSkipped > 0 {
 		fmt.Fprintf(&b, "  price_change entries for a token with no book yet: %d (in messages otherwise imported)\n", st.ChangesSkipped)
 	}
@@ -98,6 +105,9 @@ func writeImportSummary(w io.Writer, out string, st importer.Stats) {
 	b.WriteString("\n")
 	if st.DerivedBooks > 0 || st.DerivedTrades > 0 {
 		fmt.Fprintf(&b, "  derived (--complement): %s, %s\n", plural(st.DerivedBooks, "book"), plural(st.DerivedTrades, "trade"))
+	}
+	if line := importer.SkippedSummary(st.CatalogSkipped); line != "" {
+		fmt.Fprintf(&b, "  %s\n", line)
 	}
 	for _, wn := range st.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)

@@ -7,11 +7,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mmbot/mmbot/exchange"
-	"github.com/mmbot/mmbot/signer"
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/signer"
 )
 
 const orderLong = `Signs one order with the account's key and prints the POST /orders item

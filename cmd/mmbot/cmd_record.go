@@ -11,9 +11,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/backtest/recorder"
 	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/daemon"
+	"github.com/mmbot/mmbot/daemon/status"
 	"github.com/mmbot/mmbot/internal/logging"
 	"github.com/mmbot/mmbot/strategy"
 )
@@ -88,17 +91,17 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 
 	// The exchange: embedded simulator or configured URLs. Only public reads
 	// are made, so no account is needed.
-	urls, _, stopExchange, err := endpoints(cfg)
+	urls, _, stopExchange, err := assemble.Endpoints(cfg)
 	if err != nil {
 		return err
 	}
 	defer stopExchange()
-	obs := &observer{log: log}
-	client, err := newClient(cfg, urls, nil, obs.clientObserver())
+	clientObs, marketRefused := daemon.LogObserver(log)
+	client, err := assemble.NewClient(cfg, version, urls, nil, clientObs)
 	if err != nil {
 		return fmt.Errorf("exchange client: %w", err)
 	}
-	markets, err := selectMarkets(ctx, client, &cfg.Markets, obs.marketRefused)
+	markets, err := assemble.SelectMarkets(ctx, client, &cfg.Markets, marketRefused)
 	if err != nil {
 		return err
 	}
@@ -154,7 +157,7 @@ func runRecord(e *env, fs *pflag.FlagSet, rf recordFlags) error {
 // lists NO first (as the loop assumes too).
 func recordMarket(m strategy.Market) recorder.Market {
 	return recorder.Market{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, EndDate: m.EndDate,
-		Rewards: m.Rewards}
+		Rewards: m.Rewards, Delay: m.PlacementDelay, NegRisk: m.NegRisk, Question: m.Question, Slug: m.Slug}
 }
 
 // progressLine describes the recording so far; data is the size of the
@@ -166,7 +169,7 @@ func progressLine(st recorder.Stats, data int64, version int, elapsed time.Durat
 		what = "encoded"
 	}
 	return fmt.Sprintf("%d events (%d books, %d trades, %d meta), %s %s, %s", st.Events, st.Books, st.Trades, st.Metas,
-		humanBytes(data), what, span(elapsed))
+		humanBytes(data), what, status.Span(elapsed))
 }
 
 // recordingFormat is the format to write path in: --format's (v1, v2) or,

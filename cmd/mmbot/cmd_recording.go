@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/daemon/status"
 )
 
 const recordingLong = `Works on recording files (docs/data-format.md): convert copies one into
@@ -109,7 +110,7 @@ func runRecordingConvert(e *env, in, out, formatFlag, levelFlag string) error {
 	}
 	el := time.Since(start)
 	fmt.Fprintf(e.stdout, "converted %d events in %s (%.0f events/s): %s %s → %s %s (%s, %.3f of the input)\n",
-		n, span(el), float64(n)/max(el.Seconds(), 1e-9), in, humanBytes(si.Size()), out, humanBytes(so.Size()), format,
+		n, status.Span(el), float64(n)/max(el.Seconds(), 1e-9), in, humanBytes(si.Size()), out, humanBytes(so.Size()), format,
 		float64(so.Size())/float64(max(si.Size(), 1)))
 	return nil
 }
@@ -188,7 +189,7 @@ func writeRecordingInfo(w io.Writer, path string, info recording.Info) error {
 	fmt.Fprintf(tw, "events\t%s\n", events)
 	if info.Events > 0 {
 		fmt.Fprintf(tw, "span\t%s → %s (%s)\n", info.First.UTC().Format(time.RFC3339Nano), info.Last.UTC().Format(time.RFC3339Nano),
-			span(info.Last.Sub(info.First)))
+			status.Span(info.Last.Sub(info.First)))
 	}
 	checked := "header and index (--check reads every event)"
 	if info.Checked {

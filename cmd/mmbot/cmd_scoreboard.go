@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/scoreboard"
 	"github.com/mmbot/mmbot/configs"
@@ -225,18 +226,18 @@ func scoreboardSetup(model string) (*scoreboard.Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	params, est, err := strategyParams(cfg)
+	params, est, err := assemble.StrategyParams(cfg)
 	if err != nil {
 		return nil, err
 	}
-	kill, err := risk.NewKillSwitch(killConfig(&cfg.Risk))
+	kill, err := risk.NewKillSwitch(assemble.KillConfig(&cfg.Risk))
 	if err != nil {
 		return nil, err
 	}
-	limits := clientLimits(&cfg.Exchange.Limits)
+	limits := assemble.ClientLimits(&cfg.Exchange.Limits)
 	b := &cfg.Backtest
 	return &scoreboard.Setup{
-		Loop: loopConfig(cfg, nil, params, est, kill),
+		Loop: assemble.LoopConfig(cfg, nil, params, est, kill),
 		Matcher: fillmodel.MatcherConfig{Latency: fillmodel.Latency{Order: fillmodel.Constant(b.LatencyOrder.Std()),
 			Cancel: fillmodel.Constant(b.LatencyCancel.Std()), Data: fillmodel.Constant(b.LatencyData.Std())}},
 		Limits:      &limits,

@@ -18,8 +18,9 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/mmbot/mmbot/configs"
 	"github.com/spf13/pflag"
+
+	"github.com/mmbot/mmbot/configs"
 
 	"github.com/mmbot/mmbot/exchange/sim"
 	"github.com/mmbot/mmbot/signer"

@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/backtest/accounting"
 	"github.com/mmbot/mmbot/backtest/report"
 	"github.com/mmbot/mmbot/configs"
@@ -171,7 +172,7 @@ func runStatement(e *env, f statementFlags, now time.Time) error {
 	}
 	opts := ledger.Options{Interval: f.interval, Data: data}
 	if cfg != nil {
-		limits := clientLimits(&cfg.Exchange.Limits)
+		limits := assemble.ClientLimits(&cfg.Exchange.Limits)
 		opts.Caps = accounting.RateCaps{Orders10s: limits.PostOrderBurst.Requests, Orders10m: limits.PostOrderSustained.Requests,
 			Cancels10s: limits.DeleteOrderBurst.Requests, Cancels10m: limits.DeleteOrderSustained.Requests}
 	}
@@ -205,7 +206,7 @@ func writeFailedTrades(w io.Writer, ts []state.Trade) error {
 	fmt.Fprintf(w, "\n%d trades failed at settlement; their fills are reversed (position, collateral, PnL):\n", len(ts))
 	for _, t := range ts {
 		if _, err := fmt.Fprintf(w, "  %s  trade %s  order %s  %s %s @ %s  token %s\n", t.UpdatedAt.UTC().Format(time.RFC3339),
-			t.ID, shortID(t.OrderHash), t.Side, t.Size, t.Price, shortID(t.TokenID)); err != nil {
+			t.ID, ledger.ShortID(t.OrderHash), t.Side, t.Size, t.Price, ledger.ShortID(t.TokenID)); err != nil {
 			return err
 		}
 	}
@@ -274,7 +275,7 @@ func readMids(ctx context.Context, cfg *configs.Config, tokens []string) (map[st
 	if cfg.Exchange.EmbeddedSim {
 		return nil, "no mid read: the config's exchange is the embedded simulated one, which runs only inside mmbot run"
 	}
-	client, err := newClient(cfg, exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL},
+	client, err := assemble.NewClient(cfg, version, exchange.Endpoints{Data: cfg.Exchange.DataURL, Catalog: cfg.Exchange.CatalogURL, CLOB: cfg.Exchange.CLOBURL},
 		nil, exchange.Observer{})
 	if err != nil {
 		return nil, fmt.Sprintf("no mid read: %v", err)

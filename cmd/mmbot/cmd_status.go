@@ -18,6 +18,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mmbot/mmbot/configs"
+	"github.com/mmbot/mmbot/daemon"
+	"github.com/mmbot/mmbot/daemon/status"
 )
 
 const statusLong = `Asks the running daemon for its status over its loopback HTTP listener
@@ -92,18 +94,18 @@ func showDaemonStatus(e *env, fs *pflag.FlagSet, sf statusFlags) error {
 	if err != nil {
 		return describeFetchError(err, addr, listen, sf.timeout)
 	}
-	var doc statusDoc
+	var doc status.Status
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return fmt.Errorf("the daemon at %s answered GET /status with a document that is not the status: %w", addr, err)
 	}
-	if doc.SchemaVersion != statusSchema {
-		return fmt.Errorf("the daemon at %s serves status schema %d, this mmbot reads %d: use the daemon's own binary", addr, doc.SchemaVersion, statusSchema)
+	if doc.SchemaVersion != status.Schema {
+		return fmt.Errorf("the daemon at %s serves status schema %d, this mmbot reads %d: use the daemon's own binary", addr, doc.SchemaVersion, status.Schema)
 	}
 	if sf.asJSON || (!sf.table && !isTerminal(e.stdout)) {
 		_, err := e.stdout.Write(body)
 		return err
 	}
-	return writeStatusTable(e.stdout, &doc, time.Local)
+	return doc.WriteTable(e.stdout, time.Local)
 }
 
 // statusAddr returns the address to ask and the metrics.listen it comes
@@ -112,7 +114,7 @@ func showDaemonStatus(e *env, fs *pflag.FlagSet, sf statusFlags) error {
 func statusAddr(e *env, fs *pflag.FlagSet) (addr, listen string, err error) {
 	// The rest of the configuration is mmbot run's to check: without a
 	// file, the defaults alone lack the exchange's URLs.
-	cfg, err := configs.Load(configs.LoadOptions{Environ: configEnviron(e.environ), Flags: fs, SkipValidate: true})
+	cfg, err := configs.Load(configs.LoadOptions{Environ: daemon.ConfigEnviron(e.environ), Flags: fs, SkipValidate: true})
 	if err != nil {
 		return "", "", fmt.Errorf("configuration: %w", err)
 	}

@@ -146,8 +146,7 @@ func TestStatusNoDaemon(t *testing.T) {
 // daemon), another schema version, not JSON. A good answer is printed as
 // served with --json, and as the table with --table.
 func TestStatusAnswers(t *testing.T) {
-	in := statusFixture()
-	good := statusJSON(t, buildStatusDoc(&in))
+	good := goldenStatus(t)
 	bodies := map[string]string{
 		"/old/status":     "",
 		"/v2/status":      `{"schema_version": 2, "markets": []}`,

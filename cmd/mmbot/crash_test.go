@@ -77,9 +77,9 @@ cooldown = "0s"`,
 		var env []string
 		switch kind {
 		case killAfterIntents:
-			env = append(env, fmt.Sprintf("%s=after-intents:%d", crashpointEnv, n))
+			env = append(env, fmt.Sprintf("MMBOT_CRASHPOINT=after-intents:%d", n))
 		case killAfterSend:
-			env = append(env, fmt.Sprintf("%s=after-send:%d", crashpointEnv, n))
+			env = append(env, fmt.Sprintf("MMBOT_CRASHPOINT=after-send:%d", n))
 		}
 		p := startDaemon(t, bin, cfg, env...)
 		p.mustReady(30 * time.Second)

@@ -53,8 +53,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// buildDaemon runs `go build -o dir/mmbot .` in this package's directory,
-// with -race when the tests themselves run with it.
+// crashpointTag builds the crash points into the tests' binary
+// (daemon/crashpoint.go): the crash tests set MMBOT_CRASHPOINT. The release
+// build has none (TestReleaseBuildHasNoCrashpoints).
+const crashpointTag = "mmbot_crashpoint"
+
+// buildDaemon runs `go build -tags mmbot_crashpoint -o dir/mmbot .` in this
+// package's directory, with -race when the tests themselves run with it.
 func buildDaemon(dir string, race bool) (string, error) {
 	// `go test` puts its own go command first on PATH.
 	gobin, err := exec.LookPath("go")
@@ -62,7 +67,7 @@ func buildDaemon(dir string, race bool) (string, error) {
 		return "", fmt.Errorf("no go command to build the daemon: %w", err)
 	}
 	out := filepath.Join(dir, "mmbot")
-	args := []string{"build", "-o", out}
+	args := []string{"build", "-tags", crashpointTag, "-o", out}
 	if race {
 		args = append(args, "-race")
 	}

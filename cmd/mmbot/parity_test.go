@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/shopspring/decimal"
 
+	"github.com/mmbot/mmbot/assemble"
 	"github.com/mmbot/mmbot/backtest/accounting"
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/recording"
@@ -261,7 +262,7 @@ func parityLive(t *testing.T, seed uint64, offset float64, cycles int) (*parityL
 	clock := simLoopClock{ex}
 	plog := newParityLog(client, ex.Now)
 	plog.afterRead = func() { _ = ex.Advance(time.Millisecond) }
-	l, err := loop.New(parityLoopConfig(t, markets, offset), plog, orderSigner{sgn}, replay.NewMemJournal(), clock, zerolog.Nop(), plog)
+	l, err := loop.New(parityLoopConfig(t, markets, offset), plog, assemble.OrderSigner{Signer: sgn}, replay.NewMemJournal(), clock, zerolog.Nop(), plog)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/mmbot/mmbot/daemon/status"
 	"github.com/mmbot/mmbot/exchange/sim"
 )
 
@@ -29,13 +30,13 @@ func listenAddr(t *testing.T, p *daemonProc) string {
 }
 
 // statusOf runs `mmbot status --json` with args and decodes the document.
-func statusOf(t *testing.T, args ...string) statusDoc {
+func statusOf(t *testing.T, args ...string) status.Status {
 	t.Helper()
 	code, out, errOut := runCLI(t, nil, append([]string{"status", "--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("mmbot status %q: exit %d: %s", args, code, errOut)
 	}
-	var d statusDoc
+	var d status.Status
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatalf("mmbot status %q printed no status document: %v\n%s", args, err, out)
 	}
@@ -43,7 +44,7 @@ func statusOf(t *testing.T, args ...string) statusDoc {
 }
 
 // orderKeys lists a document's orders as "hash state matched", sorted.
-func orderKeys(d *statusDoc) []string {
+func orderKeys(d *status.Status) []string {
 	var out []string
 	for _, m := range d.Markets {
 		for _, o := range m.Orders {
@@ -55,7 +56,7 @@ func orderKeys(d *statusDoc) []string {
 }
 
 // positionKeys lists a document's positions.
-func positionKeys(d *statusDoc) []string {
+func positionKeys(d *status.Status) []string {
 	var out []string
 	for _, m := range d.Markets {
 		out = append(out, m.ConditionID+" "+m.Position.Yes+" "+m.Position.No)
@@ -99,7 +100,7 @@ func TestStatusOfRunningDaemon(t *testing.T) {
 
 	// Two documents some cycles apart with the same orders and positions:
 	// the journal read between them is what they show.
-	var doc statusDoc
+	var doc status.Status
 	var jv journalView
 	var open []string
 	for deadline := time.Now().Add(30 * time.Second); ; {
@@ -116,7 +117,7 @@ func TestStatusOfRunningDaemon(t *testing.T) {
 		}
 	}
 
-	if doc.SchemaVersion != statusSchema || doc.Mode != "live" || !doc.Ready || doc.KillSwitch.Tripped || doc.PID != p.cmd.Process.Pid {
+	if doc.SchemaVersion != status.Schema || doc.Mode != "live" || !doc.Ready || doc.KillSwitch.Tripped || doc.PID != p.cmd.Process.Pid {
 		t.Errorf("header: schema %d mode %s ready %v (%s) tripped %v pid %d (daemon %d)", doc.SchemaVersion, doc.Mode, doc.Ready, doc.NotReady,
 			doc.KillSwitch.Tripped, doc.PID, p.cmd.Process.Pid)
 	}
@@ -245,11 +246,11 @@ func TestStatusOfRunningDaemon(t *testing.T) {
 
 	// Rates against the default caps (no [exchange.limits] in the config).
 	o := doc.Rates.Orders
-	if o.Total < uint64(se.tr.Distinct()) || len(o.Caps) != 2 || o.Caps[0].Bucket != bucketPostBurst || o.Caps[0].Requests != 2400 ||
+	if o.Total < uint64(se.tr.Distinct()) || len(o.Caps) != 2 || o.Caps[0].Bucket != "post_order_burst" || o.Caps[0].Requests != 2400 ||
 		o.Caps[1].Used != o.Total || o.Caps[0].Used > uint64(o.Caps[0].Requests) {
 		t.Errorf("order rates %+v; the exchange saw %d distinct orders", o, se.tr.Distinct())
 	}
-	if c := doc.Rates.Cancels; len(c.Caps) != 2 || c.Caps[0].Bucket != bucketDeleteBurst || c.Total < uint64(doc.Totals.Cancels) {
+	if c := doc.Rates.Cancels; len(c.Caps) != 2 || c.Caps[0].Bucket != "delete_order_burst" || c.Total < uint64(doc.Totals.Cancels) {
 		t.Errorf("cancel rates %+v with %d cancels confirmed", c, doc.Totals.Cancels)
 	}
 
@@ -261,7 +262,7 @@ func TestStatusOfRunningDaemon(t *testing.T) {
 	for _, m := range doc.Markets {
 		row := ""
 		for _, l := range strings.Split(table, "\n") {
-			if strings.HasPrefix(l, trunc(m.Slug, 28)+" ") {
+			if strings.HasPrefix(l, status.Trunc(m.Slug, 28)+" ") {
 				row = l
 			}
 		}
@@ -281,9 +282,8 @@ func TestStatusOfRunningDaemon(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET /status: %d %s: %v", resp.StatusCode, resp.Header.Get("Content-Type"), err)
 	}
-	in := statusFixture()
 	var want map[string]any
-	if err := json.Unmarshal(statusJSON(t, buildStatusDoc(&in)), &want); err != nil {
+	if err := json.Unmarshal(goldenStatus(t), &want); err != nil {
 		t.Fatal(err)
 	}
 	keysOf := func(m map[string]any) []string {
@@ -350,7 +350,7 @@ func TestStatusKillSwitch(t *testing.T) {
 	if _, ok := p.waitMsg(30*time.Second, "kill switch tripped: cancelling every order and stopping quotes"); !ok {
 		t.Fatalf("kill switch did not trip within 30 s of maintenance; log:\n%s", p.tail(30))
 	}
-	var d statusDoc
+	var d status.Status
 	waitFor(t, 5*time.Second, "the status to say not ready", func() bool { d = statusOf(t, "--addr", addr); return !d.Ready })
 	k := d.KillSwitch
 	if !k.Tripped || k.Reason != "consecutive_errors" || !strings.Contains(k.Detail, "in a row") || k.Since == nil || k.Since.Before(start.Add(-time.Second)) {
@@ -360,7 +360,7 @@ func TestStatusKillSwitch(t *testing.T) {
 		t.Errorf("not ready %q, want the kill switch's reason", d.NotReady)
 	}
 	errored := 0
-	var example *errorDoc
+	var example *status.Error
 	for _, m := range d.Markets {
 		if m.LastError != nil && !m.LastError.At.Before(start.Add(-time.Second)) {
 			errored++

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/exchange/sim/catalog"
 	"github.com/mmbot/mmbot/exchange/sim/engine"
@@ -26,12 +28,19 @@ type URLs struct {
 
 // mstate is the exchange's state of one market.
 type mstate struct {
-	m        *catalog.Market
-	ev       *catalog.Event
-	id       string  // engine market id: the condition id, lower case
-	ladder   float64 // fair value of the background maker's current ladder
-	tick     int64   // base units
-	minSize  int64   // base units
+	m      *catalog.Market
+	ev     *catalog.Event
+	id     string  // engine market id: the condition id, lower case
+	ladder float64 // fair value of the background maker's current ladder
+	tick   int64   // base units
+	// tickSize is the tick as GET /markets and the books show it
+	// (ChangeTick changes it; the catalog keeps the initial one).
+	tickSize decimal.Decimal
+	// bookTick is, per outcome, the tick size its book reports when it is
+	// not the market's (zero: the market's): after a ChangeTick that named
+	// one token, the other's book still says the old tick.
+	bookTick [2]decimal.Decimal
+	minSize  int64 // base units
 	logit    float64
 	requote  time.Time // last background-maker ladder
 	closed   bool
@@ -63,6 +72,7 @@ type Exchange struct {
 	data    *ledger
 	flow    *flow
 	settle  settlements
+	delayed []delayedOrder // placements held by their market's delay, in arrival order
 
 	srvMu   sync.Mutex
 	srv     *http.Server
@@ -134,7 +144,7 @@ func (e *Exchange) addMarket(m *catalog.Market) error {
 	minSize, _ := exchange.FixedRound(m.MinOrderSize, exchange.RoundTrunc)
 	s := &mstate{
 		m: m, ev: ev, winner: -1, id: strings.ToLower(m.ConditionID),
-		tick: int64(tick), minSize: int64(minSize),
+		tick: int64(tick), tickSize: m.TickSize, minSize: int64(minSize),
 	}
 	p := m.InitialPrice.InexactFloat64()
 	s.logit = math.Log(p / (1 - p))
@@ -206,6 +216,7 @@ func (e *Exchange) Step() error { return e.Advance(e.cfg.Step) }
 func (e *Exchange) stepLocked(dt time.Duration) {
 	now := e.clock()
 	e.settleDue(now)
+	e.release(now)
 	for _, o := range e.eng.Expire(now) {
 		e.touch(o.Market)
 	}

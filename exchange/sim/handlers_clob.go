@@ -64,7 +64,7 @@ func (e *Exchange) bookMarket(s *mstate) exchange.Market {
 		AcceptingOrderTimestamp: isoTime(m.CreatedAt), ConditionID: m.ConditionID, QuestionID: m.QuestionID,
 		Question: m.Question, Description: m.Description, MarketSlug: m.Slug, EndDateISO: ts(m.EndDate),
 		NegRiskMarketID: m.NegRiskMarketID, NegRiskRequestID: m.NegRiskRequestID, Icon: m.Icon, Image: m.Image,
-		MinimumOrderSize: exchange.NewNumber(m.MinOrderSize), MinimumTickSize: exchange.NewNumber(m.TickSize),
+		MinimumOrderSize: exchange.NewNumber(m.MinOrderSize), MinimumTickSize: exchange.NewNumber(s.tickSize),
 		SecondsDelay: exchange.NewNumber(decimal.NewFromInt(m.SecondsDelay)),
 		MakerBaseFee: exchange.NewNumber(decimal.NewFromInt(m.MakerBaseFee)),
 		TakerBaseFee: exchange.NewNumber(decimal.NewFromInt(m.TakerBaseFee)),
@@ -98,7 +98,7 @@ func (e *Exchange) summary(s *mstate, full bool) exchange.MarketSummary {
 		out.Description = m.Description
 		out.Event = &exchange.MarketEvent{ID: strconv.FormatInt(s.ev.ID, 10), Slug: s.ev.Slug, Title: s.ev.Title, Ticker: s.ev.Ticker, Description: s.ev.Description}
 		out.RawMetadata, _ = json.Marshal(map[string]any{
-			"simulated": true, "tick_size": m.TickSize.String(), "minimum_order_size": m.MinOrderSize.String(),
+			"simulated": true, "tick_size": s.tickSize.String(), "minimum_order_size": m.MinOrderSize.String(),
 			"end_date": ts(m.EndDate), "event_id": s.ev.ID,
 		})
 	}
@@ -238,7 +238,7 @@ func (e *Exchange) bookLocked(tok string, now time.Time) (exchange.OrderBook, er
 	b := exchange.OrderBook{
 		Market: s.m.ConditionID, AssetID: tok, Timestamp: strconv.FormatInt(now.UnixMilli(), 10),
 		Bids: make([]exchange.PriceLevel, len(v.Bids)), Asks: make([]exchange.PriceLevel, len(v.Asks)),
-		MinOrderSize: s.m.MinOrderSize, TickSize: s.m.TickSize, NegRisk: s.m.NegRisk, LastTradePrice: exchange.Fixed(v.LastPrice).Decimal(),
+		MinOrderSize: s.m.MinOrderSize, TickSize: s.reportedTick(outcomeOf(s, tok)), NegRisk: s.m.NegRisk, LastTradePrice: exchange.Fixed(v.LastPrice).Decimal(),
 	}
 	h := sha256.New()
 	fmt.Fprint(h, s.m.ConditionID, tok)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -59,8 +58,8 @@ func (e *Exchange) handlePlaceOrders(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var items []exchange.PlacementItem
-	if err := decodeStrict(body, &items, placementLenient...); err != nil {
+	items, err := decodePlacements(body)
+	if err != nil {
 		clobError(w, http.StatusBadRequest, "invalid body: want a JSON array of order placement items: "+err.Error())
 		return
 	}
@@ -81,11 +80,6 @@ func (e *Exchange) handlePlaceOrders(w http.ResponseWriter, r *http.Request) {
 	e.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }
-
-// placementLenient are the types of a POST /orders body whose unknown
-// fields are ignored, as the live service ignores them: the official client
-// sends deferExec and postOnly in each item and expiration in its order.
-var placementLenient = []reflect.Type{reflect.TypeFor[exchange.PlacementItem](), reflect.TypeFor[exchange.SignedOrder]()}
 
 func fail(id, format string, args ...any) exchange.PlacementResult {
 	return exchange.PlacementResult{Success: false, ErrorMsg: fmt.Sprintf(format, args...), OrderID: id}
@@ -141,6 +135,13 @@ func (e *Exchange) placeOne(a *account, it *exchange.PlacementItem) exchange.Pla
 	req := engine.OrderRequest{ID: id, Account: a.id(), Token: o.TokenID, Side: engineSide(o.Side), Price: price, Size: size, TIF: tif}
 	if tif == engine.GTD {
 		req.Expires = s.m.EndDate
+	}
+	if s.delay() > 0 {
+		rec := &orderRecord{s: s, owner: a.apiKey, maker: a.wallet, orderType: it.OrderType}
+		if !isZeroBytes32(o.Builder) {
+			rec.builder = strings.ToLower(o.Builder)
+		}
+		return e.hold(req, rec, now)
 	}
 	res, err := e.eng.Place(req, now)
 	if res.Order == nil {
@@ -234,6 +235,9 @@ func (e *Exchange) handleCancel(w http.ResponseWriter, r *http.Request) {
 		out.NotCanceled[req.OrderID] = msgAlreadyMatched
 	case rec.o.Status == engine.Canceled:
 		out.NotCanceled[req.OrderID] = msgAlreadyCanceled
+	case rec.held:
+		e.cancelHeld(rec, e.clock())
+		out.Canceled = append(out.Canceled, rec.o.ID)
 	default:
 		if _, err := e.eng.Cancel(rec.o.ID, a.id(), e.clock()); err != nil {
 			out.NotCanceled[req.OrderID] = err.Error()

@@ -103,8 +103,10 @@ func (s *SubmissionTracker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *SubmissionTracker) count(body []byte) {
 	now := s.e.cfg.WallClock()
-	var items []exchange.PlacementItem
-	if err := json.Unmarshal(body, &items); err != nil {
+	var ws []placementWire
+	err := json.Unmarshal(body, &ws)
+	items := placementItems(ws)
+	if err != nil {
 		s.mu.Lock()
 		s.batches = append(s.batches, SubmittedBatch{Time: now})
 		s.invalid++

@@ -20,6 +20,7 @@ type orderRecord struct {
 	orderType exchange.OrderType
 	builder   string // bytes32 builder code, "" when zero
 	trades    []string
+	held      bool // waiting for its market's delay (delay.go); o is not the engine's yet
 }
 
 // builderRec is one builder trade: a taker order's matches in one placement

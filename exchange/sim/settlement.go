@@ -88,7 +88,7 @@ func (e *Exchange) settleDue(now time.Time) {
 			if u.fail {
 				u.status = exchange.TradeRetrying
 			} else {
-				e.release(u)
+				e.settleRelease(u)
 			}
 		}
 		if !now.Before(u.at.Add(c.Delay + c.Confirm)) {
@@ -107,7 +107,7 @@ func (e *Exchange) settleDue(now time.Time) {
 	e.settle.open = keep
 }
 
-func (e *Exchange) release(u *settleUnit) {
+func (e *Exchange) settleRelease(u *settleUnit) {
 	for _, f := range u.fills {
 		e.eng.Release(f)
 	}
@@ -134,7 +134,7 @@ func (e *Exchange) revert(u *settleUnit) {
 func (e *Exchange) settleMarket(marketID string) {
 	for _, u := range e.settle.open {
 		if u.status == exchange.TradeMatched && len(u.fills) > 0 && u.fills[0].Market == marketID {
-			e.release(u)
+			e.settleRelease(u)
 		}
 	}
 }

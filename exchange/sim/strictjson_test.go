@@ -45,6 +45,15 @@ var strictCases = []struct {
 	{"items malformed known field", `[{"deferExec":true,"order":{"signatureType":"0"},"owner":"k"}]`, "items", "signatureType: cannot be a JSON string"},
 	{"items malformed side", `[{"order":{"side":1}}]`, "items", "cannot be a JSON number"},
 	{"items not an array", `{"order":{}}`, "items", "cannot be a JSON object"},
+	{"items salt a JSON integer (official client)", `[{"deferExec":false,"order":{"salt":1234567890123,"side":"BUY","signatureType":0},"orderType":"GTC","owner":"k"}]`, "items", ""},
+	{"items salt 0", `[{"order":{"salt":0}}]`, "items", ""},
+	{"items salt a fraction", `[{"order":{"salt":1.5}}]`, "items", "order.salt: the JSON number 1.5 is not a non-negative integer"},
+	{"items salt negative", `[{"order":{"salt":-7}}]`, "items", "order.salt"},
+	{"items salt with an exponent", `[{"order":{"salt":1e21}}]`, "items", "order.salt"},
+	{"items salt with a leading zero", `[{"order":{"salt":"1","x":0}},{"order":{"salt":007}}]`, "items", "not JSON"},
+	{"items salt an object", `[{"order":{"salt":{}}}]`, "items", "order.salt"},
+	{"items salt twice, number and string", `[{"order":{"salt":1,"salt":"1"}}]`, "items", "[0].order.salt: duplicate key"},
+	{"items salt key in another case", `[{"order":{"Salt":1}}]`, "items", "case-sensitive"},
 
 	{"refs", `[{"token_id":"1"},{"token_id":"2"}]`, "refs", ""},
 	{"refs trailing bytes", `[{"token_id":"1"}]xyz`, "refs", "trailing data"},
@@ -58,8 +67,7 @@ var strictCases = []struct {
 func decodeInto(body []byte, into string) (any, error) {
 	switch into {
 	case "items":
-		var v []exchange.PlacementItem
-		return v, decodeStrict(body, &v, placementLenient...)
+		return decodePlacements(body)
 	case "cancel":
 		var v exchange.CancelRequest
 		return v, decodeStrict(body, &v)
@@ -84,9 +92,9 @@ func TestDecodeStrict(t *testing.T) {
 }
 
 func TestDecodeStrictValues(t *testing.T) {
-	var items []exchange.PlacementItem
 	body := `[{"deferExec":true,"postOnly":false,"order":{"salt":"7","expiration":"0","tokenId":"9","side":"BUY","signatureType":2},"orderType":"GTC","owner":"k"}]`
-	if err := decodeStrict([]byte(body), &items, placementLenient...); err != nil {
+	items, err := decodePlacements([]byte(body))
+	if err != nil {
 		t.Fatal(err)
 	}
 	want := []exchange.PlacementItem{{Order: exchange.SignedOrder{Salt: "7", TokenID: "9", Side: exchange.Buy, SignatureType: 2}, OrderType: exchange.GTC, Owner: "k"}}
@@ -120,8 +128,8 @@ func FuzzDecodeStrict(f *testing.F) {
 		var err2 error
 		switch into {
 		case "items":
-			var v []exchange.PlacementItem
-			err2, again = json.Unmarshal(body, &v), v
+			var v []placementWire
+			err2, again = json.Unmarshal(body, &v), placementItems(v)
 		case "cancel":
 			var v exchange.CancelRequest
 			dec := json.NewDecoder(bytes.NewReader(body))

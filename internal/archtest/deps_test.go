@@ -91,7 +91,7 @@ var rules = []rule{
 	//	replay ─> accounting, fillmodel, recording, strategy
 	//	paper ─> fillmodel, recording, strategy
 	//	importer, recorder ─> recording
-	//	export ─> sweep, accounting, recording (and arrow-go, which no other package imports)
+	//	export ─> sweep, accounting, recording (and parquet-go, which no other package imports)
 	//	scoreboard ─> replay, accounting, fillmodel, recording, exchange/sim, strategy/loop
 	//
 	// backtest/internal holds test fixtures: no production package imports it.
@@ -157,11 +157,16 @@ var rules = []rule{
 		onlyOurs: []string{"./backtest/replay", "./backtest/accounting", "./backtest/fillmodel", "./backtest/recording", "./exchange", "./exchange/sim/...", "./strategy/...", "./internal/..."},
 	},
 	{
-		why:     "arrow-go (Parquet) stays inside backtest/export",
+		why:     "the Parquet writer (parquet-go) stays inside backtest/export",
 		applies: []string{"./..."},
 		except:  []string{"./backtest/export"},
 		direct:  true,
-		deny:    []string{"github.com/apache/arrow-go/..."},
+		deny:    []string{"github.com/parquet-go/..."},
+	},
+	{
+		why:     "nothing links gRPC: mmbot makes no RPC, and gRPC (which arrow-go's pqarrow brought in through arrow/flight) cost every build of the daemon some 100 google.golang.org packages and a minute of cold compile (issue 19)",
+		applies: []string{"./..."},
+		deny:    []string{"google.golang.org/grpc/...", "github.com/apache/arrow-go/v18/arrow/flight/..."},
 	},
 	{
 		why:      "ledger reads the journal into the backtest's accounting: it uses state, accounting and the fill model's types, renders nothing and makes no network call",
@@ -194,6 +199,37 @@ var rules = []rule{
 		applies: []string{"./..."},
 		except:  []string{"./cmd/..."},
 		deny:    []string{"./cmd/..."},
+	},
+	// What `mmbot run` is lives in daemon, which only the command line
+	// imports; its status document is a leaf any reader may import; the
+	// configuration becomes parts in assemble, above every library layer.
+	//
+	//	cmd/mmbot ─> daemon ─> assemble ─> strategy/loop, state, exchange, signer, backtest/paper, configs
+	//	cmd/mmbot, daemon ─> daemon/status (a leaf)
+	{
+		why:     "the daemon package is what mmbot run is: only cmd/mmbot imports it",
+		applies: []string{"./..."},
+		except:  []string{"./cmd/mmbot"},
+		direct:  true,
+		deny:    []string{"./daemon"},
+	},
+	{
+		why:      "daemon/status is a leaf: it imports nothing of ours but the exchange types",
+		applies:  []string{"./daemon/status"},
+		direct:   true,
+		onlyOurs: []string{"./exchange"},
+	},
+	{
+		why: "assemble (configuration into parts) sits above the library layers: strategy, exchange, signer, state, risk, " +
+			"configs, ledger, backtest and internal never import it or the daemon",
+		applies: []string{"./strategy/...", "./exchange/...", "./signer/...", "./state/...", "./risk/...", "./configs/...",
+			"./ledger/...", "./backtest/...", "./internal/..."},
+		deny: []string{"./assemble/...", "./daemon/..."},
+	},
+	{
+		why:     "assemble sits below the daemon: it builds parts and runs nothing",
+		applies: []string{"./assemble/..."},
+		deny:    []string{"./daemon/..."},
 	},
 }
 
@@ -322,8 +358,15 @@ func TestRulesCatchViolations(t *testing.T) {
 		m("backtest/sweep"):            {m("backtest/accounting"), m("backtest/replay")},
 		m("backtest/internal/fixture"): {m("exchange")},
 		m("ledger"):                    {m("state"), m("backtest/accounting"), m("backtest/report"), "net/http"},
-		m("backtest/export"):           {m("backtest/recording"), m("backtest/accounting"), m("backtest/replay"), "github.com/apache/arrow-go/v18/parquet"},
-		m("backtest/report/parquet"):   {"github.com/apache/arrow-go/v18/parquet/pqarrow"},
+		m("backtest/export"):           {m("backtest/recording"), m("backtest/accounting"), m("backtest/replay"), "github.com/parquet-go/parquet-go"},
+		m("backtest/report/parquet"):   {"github.com/parquet-go/parquet-go", "github.com/apache/arrow-go/v18/parquet/pqarrow"},
+		"github.com/apache/arrow-go/v18/parquet/pqarrow": {"github.com/apache/arrow-go/v18/arrow/flight"},
+		"github.com/apache/arrow-go/v18/arrow/flight":    {"google.golang.org/grpc"},
+		m("daemon"):              {m("assemble"), m("daemon/status"), m("strategy/loop")},
+		m("daemon/status"):       {m("exchange"), m("risk")},
+		m("assemble"):            {m("configs"), m("state"), m("daemon")},
+		m("backtest/scoreboard"): {m("assemble"), m("backtest/replay")},
+		m("internal/sdnotify"):   {m("daemon")},
 	}
 	pkgs := map[string]*pkg{}
 	for path, imports := range graph {
@@ -380,7 +423,15 @@ func TestRulesCatchViolations(t *testing.T) {
 		"ledger imports backtest/report: ledger reads the journal",
 		"ledger imports net/http: ledger reads the journal",
 		"backtest/export imports backtest/replay: backtest/export writes recordings and results as Parquet",
-		"backtest/report/parquet imports github.com/apache/arrow-go/v18/parquet/pqarrow: arrow-go (Parquet) stays inside backtest/export",
+		"backtest/report/parquet imports github.com/parquet-go/parquet-go: the Parquet writer (parquet-go) stays inside backtest/export",
+		"backtest/report/parquet imports github.com/apache/arrow-go/v18/parquet/pqarrow -> github.com/apache/arrow-go/v18/arrow/flight: nothing links gRPC",
+		"backtest/report/parquet imports github.com/apache/arrow-go/v18/parquet/pqarrow -> github.com/apache/arrow-go/v18/arrow/flight -> google.golang.org/grpc: nothing links gRPC",
+		"internal/sdnotify imports daemon: the daemon package is what mmbot run is",
+		"assemble imports daemon: the daemon package is what mmbot run is",
+		"daemon/status imports risk: daemon/status is a leaf",
+		"backtest/scoreboard imports assemble: assemble (configuration into parts) sits above",
+		"internal/sdnotify imports daemon: assemble (configuration into parts) sits above",
+		"assemble imports daemon: assemble sits below the daemon",
 	}
 	for _, w := range want {
 		found := false
@@ -398,7 +449,8 @@ func TestRulesCatchViolations(t *testing.T) {
 			"backtest/replay imports backtest/accounting:", "backtest/paper imports backtest/fillmodel:", "backtest/importer imports backtest/recording:",
 			"backtest/sweep imports backtest/accounting:", "backtest/internal/fixture imports exchange:",
 			"ledger imports state:", "ledger imports backtest/accounting:",
-			"backtest/export imports backtest/recording:", "backtest/export imports backtest/accounting:", "backtest/export imports github.com/apache/arrow-go"} {
+			"daemon imports assemble:", "daemon imports daemon/status:", "daemon/status imports exchange:", "cmd/mmbot imports daemon:",
+			"backtest/export imports backtest/recording:", "backtest/export imports backtest/accounting:", "backtest/export imports github.com/parquet-go"} {
 			if strings.HasPrefix(g, ok) {
 				t.Errorf("allowed edge reported: %s", g)
 			}

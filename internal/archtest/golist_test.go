@@ -21,19 +21,23 @@ type pkg struct {
 	Doc        string
 	Standard   bool
 	GoFiles    []string
-	Imports    []string
-	Deps       []string
-	Module     *struct{ Path string }
-	Error      *struct{ Err string }
+	// TestGoFiles and XTestGoFiles are the package's tests (in the
+	// package and in package x_test).
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Imports      []string
+	Deps         []string
+	Module       *struct{ Path string }
+	Error        *struct{ Err string }
 }
 
 // ours reports whether path is a package of this module.
 func ours(path string) bool { return path == module || strings.HasPrefix(path, module+"/") }
 
-// goList runs `go list -e -deps -json ./...` at the module root and returns
-// every package it lists, by import path. It skips the test when go is not
+// goList runs `go list -e -deps -json ./...` at the module root (with the
+// build tags tags) and returns every package it lists, by import path. It skips the test when go is not
 // on PATH.
-func goList(t *testing.T) map[string]*pkg {
+func goList(t *testing.T, tags ...string) map[string]*pkg {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -47,7 +51,11 @@ func goList(t *testing.T) map[string]*pkg {
 	if modPath != module {
 		t.Fatalf("module is %q, the tests expect %q", modPath, module)
 	}
-	cmd := exec.Command(goBin, "list", "-e", "-deps", "-json", "./...")
+	args := []string{"list", "-e", "-deps", "-json"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.Command(goBin, append(args, "./...")...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -323,20 +323,36 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) 
 	b.Normalize()
 	mr.books[ref.outcome] = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
 	mr.hasBook[ref.outcome] = true
-	if b.TickSize.IsPositive() && !b.TickSize.Equal(mr.m.Tick) {
-		l.log.Warn().Str("market", mr.m.ConditionID).Str("old_tick", mr.m.Tick.String()).Str("new_tick", b.TickSize.String()).
-			Msg("tick size changed: cancelling the market's orders and re-quoting on the new grid")
-		mr.m.Tick = b.TickSize
-		for _, lo := range l.orders {
-			if lo.market == ref.market {
-				lo.suspect = true
-			}
-		}
-		mr.stale = true
-	}
+	l.takeTick(mr, ref.outcome, b.TickSize)
 	if b.MinOrderSize.IsPositive() {
 		mr.m.MinSize = b.MinOrderSize
 	}
+}
+
+// MsgTickChanged is the message of the one log line per tick change of a
+// market.
+const MsgTickChanged = "tick size changed: quoting on the new grid; orders off it are replaced"
+
+// takeTick takes the tick size an outcome's book reports. A market has one
+// tick, and a tick_size_change comes per token: after a change of one
+// token the other's book may go on reporting the old tick. So a change is
+// a token reporting another tick than it did before (before its first
+// book: the market's configured tick), and it sets the market's tick; a
+// token reporting what it always did changes nothing, whatever the other
+// reports. The planner replaces the orders off the new grid in this
+// cycle's pass.
+func (l *Loop) takeTick(mr *marketRun, o strategy.Outcome, tick decimal.Decimal) {
+	if !tick.IsPositive() {
+		return
+	}
+	prev := mr.ticks[o]
+	mr.ticks[o] = tick
+	if tick.Equal(prev) || tick.Equal(mr.m.Tick) {
+		return
+	}
+	l.log.Warn().Str("market", mr.m.ConditionID).Str("token", mr.m.TokenIDs[o]).Str("old_tick", mr.m.Tick.String()).
+		Str("new_tick", tick.String()).Msg(MsgTickChanged)
+	mr.m.Tick = tick
 }
 
 // MsgBookRefused is the message of the one log line per market and reason
@@ -382,17 +398,13 @@ func (l *Loop) acceptBook(mr *marketRun, o strategy.Outcome) {
 	ev.Str("market", mr.m.ConditionID).Msg("the market's books are valid again: quoting resumes")
 }
 
-// parseBookTime reads a book's timestamp (Unix milliseconds, or seconds);
-// an unreadable one counts as now.
+// parseBookTime reads a book's timestamp (Unix milliseconds or seconds, or
+// ISO 8601: exchange.ParseWireTime); an unreadable one counts as now.
 func parseBookTime(s string, now time.Time) time.Time {
-	var n int64
-	if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 {
-		return now
+	if t, ok := exchange.ParseWireTime(s); ok && t.Unix() > 0 {
+		return t
 	}
-	if n > 1e12 {
-		return time.UnixMilli(n)
-	}
-	return time.Unix(n, 0)
+	return now
 }
 
 // feedKill gives the kill switch this cycle's PnL and the freshest book age

@@ -147,6 +147,10 @@ type marketRun struct {
 	refused   [2]string
 	logged    map[string]bool
 	recovered bool
+	// ticks are, per outcome, the tick size its last book reported (the
+	// market's configured tick before the first): a change of either
+	// changes the market's tick (takeTick).
+	ticks     [2]decimal.Decimal
 	fair      float64
 	hasFair   bool
 	snap      strategy.Snapshot
@@ -263,7 +267,8 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 			}
 			l.byToken[tok] = tokenRef{market: i, outcome: strategy.Outcome(o)}
 		}
-		mr := &marketRun{m: m, st: st, q: &strategy.Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker}}
+		mr := &marketRun{m: m, st: st, q: &strategy.Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker},
+			ticks: [2]decimal.Decimal{m.Tick, m.Tick}}
 		mr.books[strategy.Yes].TokenID, mr.books[strategy.No].TokenID = m.TokenIDs[strategy.Yes], m.TokenIDs[strategy.No]
 		l.markets = append(l.markets, mr)
 	}

@@ -20,9 +20,10 @@ type placement struct {
 // the rate limiter's budget between them: the markets whose quotes are
 // furthest from their targets go first, and a market that does not fit in
 // what is left is planned again with the remainder (the planner then keeps
-// its most valuable changes). Markets that are stale, stopped or on a new
-// tick grid, or whose books are refused, get all their orders cancelled
-// instead; a market whose books could not be read this cycle (and are not
+// its most valuable changes). Markets that are stale or stopped, or whose
+// books are refused, get all their orders cancelled instead (a market on
+// a new tick grid is planned: the planner replaces its orders off the
+// grid); a market whose books could not be read this cycle (and are not
 // stale) is held: its orders stay and it is not planned.
 func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement) {
 	vb := l.venue.Budget(now)

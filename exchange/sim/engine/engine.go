@@ -337,3 +337,17 @@ func (h *expiryHeap) Pop() any {
 	*h = old[:n-1]
 	return o
 }
+
+// SetTick changes a market's tick: orders placed from now on must be on the
+// new grid; resting orders stay where they are.
+func (e *Engine) SetTick(marketID string, tick int64) error {
+	m, ok := e.markets[marketID]
+	if !ok {
+		return ErrUnknownMarket
+	}
+	if tick <= 0 || Unit%tick != 0 || tick%100 != 0 {
+		return fmt.Errorf("market %s: tick %d: %w", marketID, tick, ErrBadPrice)
+	}
+	m.tick = tick
+	return nil
+}
