@@ -71,7 +71,7 @@ func (j Journal) Apply(b *loop.Batch) error {
 			}
 			return err
 		}
-		return nil
+		return applyTrades(tx, b)
 	})
 }
 

@@ -105,7 +105,8 @@ func RiskLimits(r *configs.Risk) risk.Limits {
 // of the UTC day ("day").
 func KillConfig(r *configs.Risk) risk.KillConfig {
 	k := risk.KillConfig{MaxConsecutiveErrors: r.MaxConsecutiveErrors, MaxErrorRate: r.MaxErrorRate, ErrorWindow: r.ErrorWindow.Std(),
-		MaxBookAge: r.MaxBookAge.Std(), MaxClockSkew: r.MaxClockSkew.Std(), MaxCancelThrottle: r.MaxCancelThrottle.Std()}
+		MaxBookAge: r.MaxBookAge.Std(), MaxClockSkew: r.MaxClockSkew.Std(), MaxCancelThrottle: r.MaxCancelThrottle.Std(),
+		AutoClearAfter: r.AutoClearAfter.Std(), AutoClearMaxPerDay: r.AutoClearMaxPerDay}
 	if r.DrawdownWindow == "day" {
 		k.MaxDailyLoss = r.MaxDrawdown
 	} else {

@@ -122,6 +122,12 @@ type Risk struct {
 	MaxBookAge           Duration        `koanf:"max_book_age"`
 	MaxClockSkew         Duration        `koanf:"max_clock_skew"`
 	MaxCancelThrottle    Duration        `koanf:"max_cancel_throttle"` // 0: off
+	// AutoClearAfter: a trip caused by the exchange being away clears by
+	// itself once the exchange has answered normally this long (0: every
+	// trip waits for an operator); AutoClearMaxPerDay caps such clears per
+	// UTC day.
+	AutoClearAfter     Duration `koanf:"auto_clear_after"`
+	AutoClearMaxPerDay int      `koanf:"auto_clear_max_per_day"`
 }
 
 // State is the [state] section: the bbolt journal.

@@ -127,6 +127,8 @@ func Defaults() Config {
 			MaxBookAge:           Duration(10 * time.Second),
 			MaxClockSkew:         Duration(2 * time.Second),
 			MaxCancelThrottle:    Duration(30 * time.Second),
+			AutoClearAfter:       Duration(30 * time.Second),
+			AutoClearMaxPerDay:   6,
 		},
 		State: State{Path: "mmbot.db", LockTimeout: Duration(2 * time.Second), UnknownOrders: "report",
 			Retention: Duration(time.Hour), PruneBatch: 2000},

@@ -34,6 +34,8 @@ func (r Risk) validate(v *validator) {
 	v.check(r.MaxBookAge > 0, "risk.max_book_age", r.MaxBookAge, "must be > 0")
 	v.check(r.MaxClockSkew > 0, "risk.max_clock_skew", r.MaxClockSkew, "must be > 0")
 	v.check(r.MaxCancelThrottle >= 0, "risk.max_cancel_throttle", r.MaxCancelThrottle, "must be >= 0")
+	v.check(r.AutoClearAfter >= 0, "risk.auto_clear_after", r.AutoClearAfter, "must be >= 0")
+	v.check(r.AutoClearMaxPerDay >= 1, "risk.auto_clear_max_per_day", r.AutoClearMaxPerDay, "must be >= 1")
 }
 
 func (s State) validate(v *validator, e Exchange) {

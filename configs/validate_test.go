@@ -217,6 +217,9 @@ var validateCases = []struct {
 	{"max_error_rate 1.1", func(c *Config) { c.Risk.MaxErrorRate = 1.1 }, []string{"risk.max_error_rate"}},
 	{"risk windows zero", func(c *Config) { c.Risk.ErrorWindow, c.Risk.MaxBookAge, c.Risk.MaxClockSkew = 0, 0, 0 },
 		[]string{"risk.error_window", "risk.max_book_age", "risk.max_clock_skew"}},
+	{"auto_clear_after off", func(c *Config) { c.Risk.AutoClearAfter = 0 }, nil},
+	{"auto_clear negative", func(c *Config) { c.Risk.AutoClearAfter, c.Risk.AutoClearMaxPerDay = Duration(-1), 0 },
+		[]string{"risk.auto_clear_after", "risk.auto_clear_max_per_day"}},
 	// state
 	{"state bad", func(c *Config) { c.State = State{UnknownOrders: "ignore"} }, []string{"state.path", "state.lock_timeout", "state.unknown_orders", "state.prune_batch"}},
 	{"state retention too short", func(c *Config) { c.State.Retention = Duration(time.Second) }, []string{"state.retention"}},

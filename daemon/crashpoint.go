@@ -150,3 +150,17 @@ func (v *crashVenue) ReadBudget(now time.Time) int {
 	}
 	return 1 << 30
 }
+
+func (j *crashJournal) OpenTrades() ([]loop.TradeUpdate, error) {
+	if sj, ok := j.Journal.(loop.SettlementJournal); ok {
+		return sj.OpenTrades()
+	}
+	return nil, nil
+}
+
+func (j *crashJournal) TradeStatus(tradeID, orderHash string) (string, bool, error) {
+	if sj, ok := j.Journal.(loop.SettlementJournal); ok {
+		return sj.TradeStatus(tradeID, orderHash)
+	}
+	return "", false, nil
+}

@@ -50,15 +50,7 @@ func (h builderHistory) OwnTrades(ctx context.Context, since time.Time) ([]loop.
 		if err != nil {
 			return out, err
 		}
-		at, _ := exchange.ParseDate(t.MatchTime)
-		if strings.EqualFold(t.MakerAddress, h.maker) && strings.EqualFold(t.Type, "TAKER") && t.TakerOrderID != "" {
-			out = append(out, loop.OwnTrade{ID: t.ID, OrderID: t.TakerOrderID, Size: t.Size, Time: at})
-		}
-		for _, mo := range t.MakerOrders {
-			if strings.EqualFold(mo.MakerAddress, h.maker) && mo.OrderID != "" {
-				out = append(out, loop.OwnTrade{ID: t.ID, OrderID: mo.OrderID, Size: mo.MatchedAmount, Time: at})
-			}
-		}
+		out = h.ownTrades(&t, out)
 		if n++; n >= h.max {
 			break
 		}

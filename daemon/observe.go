@@ -34,6 +34,7 @@ type observer struct {
 	kill          *risk.KillSwitch // nil: no trips or drawdown to report
 	dailyDrawdown bool             // risk.drawdown_window = "day"
 	admitted      map[string]uint64
+	autoClears    int // the loop's Tally.AutoClears already counted
 	// capped holds the endpoints whose capped Retry-After was logged.
 	capped sync.Map
 	// refusedTerms holds the market and reason of each market whose terms
@@ -136,6 +137,7 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 	m.OrdersPlaced.Add(float64(r.Placed))
 	m.OrdersCancelled.Add(float64(r.Cancelled))
 	m.Fills.Add(float64(r.Fills))
+	m.FillsReversed.Add(float64(len(r.Reversed)))
 	for _, why := range r.Rejected {
 		m.OrdersRejected.WithLabelValues(why).Inc()
 	}
@@ -143,6 +145,11 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 		m.MarketDataRefused.WithLabelValues(why).Inc()
 	}
 	st := r.Status
+	m.TradesPending.Set(float64(st.PendingTrades))
+	if n := st.Tally.AutoClears; n > o.autoClears {
+		m.KillAutoClears.Add(float64(n - o.autoClears))
+		o.autoClears = n
+	}
 	m.LiveOrders.Set(float64(st.LiveOrders))
 	m.Markets.Set(float64(len(st.Markets)))
 	m.PnL.WithLabelValues("realized").Set(st.Tally.RealizedPnL.InexactFloat64())

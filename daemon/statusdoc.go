@@ -73,7 +73,9 @@ func buildStatusDoc(in *statusInput) status.Status {
 	d.Totals = status.Totals{LiveOrders: st.LiveOrders, Fills: t.Fills, Volume: t.Volume.String(), Notional: t.Notional.String(),
 		RealizedPnL: t.RealizedPnL.String(), MarkedPnL: t.MarkedPnL.String(), OrdersPlaced: t.Placed, OrdersRefused: t.PlaceFailed,
 		Cancels: t.Cancelled, CancelsFailed: t.CancelFailed, RiskRejections: t.Rejected,
-		RiskRejectionsByReason: reasonCounts(&t.RejectedBy), HeldBackByLimit: reasonCounts(&t.HeldBack)}
+		RiskRejectionsByReason: reasonCounts(&t.RejectedBy), HeldBackByLimit: reasonCounts(&t.HeldBack),
+		FillsReversed: t.Reversed, TradesPending: st.PendingTrades}
+	d.KillSwitch.AutoClears = t.AutoClears
 	inUse, orders := st.AtRisk()
 	d.Collateral = collateralDocOf(inUse, orders)
 	if in.CollateralLimit.IsPositive() {

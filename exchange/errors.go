@@ -20,6 +20,12 @@ var (
 	ErrRateLimited      = errors.New("exchange: rate limited")
 	ErrBadRequest       = errors.New("exchange: bad request")
 	ErrServer           = errors.New("exchange: server error")
+	// ErrNotReady: the exchange is up but not serving (425 Too Early, or
+	// 503 Service Unavailable, as the live one answers while its matching
+	// engine restarts). It is a pause to wait out (Retry-After when sent),
+	// not an error of the request: callers back off without counting it.
+	// A 503 is also ErrServer.
+	ErrNotReady = errors.New("exchange: not ready")
 
 	// ErrInvalidParam is matched by every *ParamError: the client refused
 	// a request before sending it.
@@ -114,7 +120,7 @@ func (e *APIError) Error() string {
 // "unauthorized: ip_not_allowlisted" → ErrIPNotAllowlisted; 429 →
 // ErrRateLimited; 400, type "bad request" or a message starting with
 // "unknown_field:" or "missing_field:" → ErrBadRequest; 5xx or a message
-// starting with "internal_error:" → ErrServer.
+// starting with "internal_error:" → ErrServer; 425 or 503 → ErrNotReady.
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrNotFound:
@@ -130,6 +136,8 @@ func (e *APIError) Is(target error) bool {
 			strings.HasPrefix(e.Message, "unknown_field:") || strings.HasPrefix(e.Message, "missing_field:")
 	case ErrServer:
 		return e.Status >= 500 && e.Status <= 599 || strings.HasPrefix(e.Message, "internal_error:")
+	case ErrNotReady:
+		return e.Status == http.StatusTooEarly || e.Status == http.StatusServiceUnavailable
 	}
 	return false
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-var allSentinels = []error{ErrNotFound, ErrUnauthorized, ErrIPNotAllowlisted, ErrRateLimited, ErrBadRequest, ErrServer}
+var allSentinels = []error{ErrNotFound, ErrUnauthorized, ErrIPNotAllowlisted, ErrRateLimited, ErrBadRequest, ErrServer, ErrNotReady}
 
 // TestErrorMapping sends each error shape and status through the client
 // and checks the APIError fields and the sentinels it matches.
@@ -44,7 +44,9 @@ func TestErrorMapping(t *testing.T) {
 		{"500 truncated json", 500, `{"error":"internal_err`, nil, "", "", []error{ErrServer}, `unexpected body "{\"error\":\"internal_err"`},
 		{"404 empty", 404, ``, nil, "", "", []error{ErrNotFound}, "empty body"},
 		{"400 json without error", 400, `{"message":"nope"}`, nil, "", "", []error{ErrBadRequest}, `{\"message\":\"nope\"}`},
-		{"long html is clipped", 503, "<p>" + strings.Repeat("x", 5000) + "</p>", nil, "", "", []error{ErrServer}, "..."},
+		{"long html is clipped", 503, "<p>" + strings.Repeat("x", 5000) + "</p>", nil, "", "", []error{ErrServer, ErrNotReady}, "..."},
+		{"503 service not ready", 503, `{"error":"service not ready"}`, map[string]string{"Retry-After": "2"}, "", "service not ready", []error{ErrServer, ErrNotReady}, "retry after 2s"},
+		{"425 too early", 425, `{"error":"too early"}`, nil, "", "too early", []error{ErrNotReady}, "HTTP 425"},
 		{"teapot maps to nothing", 418, `{"error":"teapot"}`, nil, "", "teapot", nil, "teapot"},
 	}
 	for _, tt := range tests {

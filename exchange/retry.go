@@ -76,7 +76,7 @@ func (e *netError) Unwrap() error { return e.err }
 func retryable(err error) bool {
 	var ae *APIError
 	if errors.As(err, &ae) {
-		return ae.Status == 429 || (ae.Status >= 500 && ae.Status <= 599)
+		return ae.Status == 429 || ae.Status == 425 || (ae.Status >= 500 && ae.Status <= 599)
 	}
 	var ne *netError
 	return errors.As(err, &ne)

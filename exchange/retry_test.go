@@ -354,3 +354,23 @@ func TestWithMaxRetryAfterValidates(t *testing.T) {
 		}
 	}
 }
+
+// Issue 20 point 7: a read answered 425 (too early: the exchange is not
+// serving yet) is retried like a 503, and both are ErrNotReady.
+func TestNotReadyReadIsRetried(t *testing.T) {
+	e := setup(t, WithRetry(RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Jitter: noJitter}))
+	e.autoAdvance()
+	f := &flaky{statuses: []int{425, 503}, ok: `{"data":[]}`, now: e.clk.Now}
+	e.handle("GET /clob/markets", f.serve)
+	if _, err := e.c.Markets(e.ctx, ""); err != nil {
+		t.Fatalf("after 425 and 503: %v", err)
+	}
+	if f.count() != 3 {
+		t.Fatalf("hits = %d, want 3", f.count())
+	}
+	e2 := setup(t, WithRetry(RetryPolicy{MaxAttempts: 1}))
+	e2.handle("GET /clob/markets", (&flaky{statuses: []int{425}, now: e2.clk.Now}).serve)
+	if _, err := e2.c.Markets(e2.ctx, ""); !errors.Is(err, ErrNotReady) || errors.Is(err, ErrServer) {
+		t.Fatalf("425: %v, want ErrNotReady and not ErrServer", err)
+	}
+}

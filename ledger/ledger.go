@@ -43,6 +43,7 @@ type Journal struct {
 	canceled []canceledOrder    // recorded canceled in the period
 	closing  map[string]decimal.Decimal
 	tokens   map[string]tokenInfo
+	failed   []state.Trade // trades that failed at settlement in the period, oldest first
 }
 
 // opening is a position carried into the period.
@@ -110,6 +111,9 @@ func Load(s *state.Store, p Period) (*Journal, error) {
 		if err := j.foldFills(all); err != nil {
 			return err
 		}
+		if err := j.readFailed(tx); err != nil {
+			return err
+		}
 		if len(j.fills) == 0 {
 			return emptyPeriod(j.period, all)
 		}
@@ -153,7 +157,9 @@ func (j *Journal) foldFills(all []state.Fill) error {
 		if err := p.Apply(&f); err != nil {
 			return fmt.Errorf("fill %s: %w", f.ID, err)
 		}
-		last[f.TokenID] = f.Price
+		if !f.Reversal { // a trade that never happened sets no price
+			last[f.TokenID] = f.Price
+		}
 		// Orders name a token's market and outcome; an external fill only
 		// its market.
 		if ti, ok := j.tokens[f.TokenID]; !ok {
@@ -249,4 +255,34 @@ func (j *Journal) Open() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// readFailed keeps the trades that failed at settlement in the period.
+func (j *Journal) readFailed(tx *state.Tx) error {
+	ts, err := tx.FailedTrades(j.period.From)
+	if err != nil {
+		return fmt.Errorf("read failed trades: %w", err)
+	}
+	for _, t := range ts {
+		if t.UpdatedAt.Before(j.period.To) {
+			j.failed = append(j.failed, t)
+		}
+	}
+	return nil
+}
+
+// FailedTrades returns the trades that failed at settlement in the period,
+// oldest first: each one's fill was taken back by a reversal fill (booked
+// in Results as the opposite fill at the same price).
+func (j *Journal) FailedTrades() []state.Trade { return j.failed }
+
+// Reversals returns how many of the period's fills are reversals.
+func (j *Journal) Reversals() int {
+	n := 0
+	for i := range j.fills {
+		if j.fills[i].Reversal {
+			n++
+		}
+	}
+	return n
 }

@@ -78,8 +78,14 @@ func (j *Journal) Results(o Options) (*accounting.Results, error) {
 			return nil, fmt.Errorf("fill %s: size: %w", f.ID, err)
 		}
 		t := token(f.TokenID)
-		t.OnFillFee(fillmodel.Fill{OrderID: cmp.Or(f.OrderHash, f.ID), Side: f.Side, Price: price, Size: size, Time: f.Time}, f.Fee)
-		t.OnMark(f.Time, f.Price, MarkLastFill)
+		side, fee, id := f.Side, f.Fee, cmp.Or(f.OrderHash, f.ID)
+		if f.Reversal { // a failed trade's fill taken back: the opposite fill at the same price
+			side, fee, id = opposite(side), fee.Neg(), f.ID
+		}
+		t.OnFillFee(fillmodel.Fill{OrderID: id, Side: side, Price: price, Size: size, Time: f.Time}, fee)
+		if !f.Reversal { // a trade that never happened marks nothing
+			t.OnMark(f.Time, f.Price, MarkLastFill)
+		}
 	}
 	for ; pi < len(j.placed); pi++ {
 		j.place(token, j.placed[pi])
@@ -173,4 +179,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+func opposite(s exchange.Side) exchange.Side {
+	if s == exchange.Buy {
+		return exchange.Sell
+	}
+	return exchange.Buy
 }

@@ -96,7 +96,7 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 	}
 	before := measure(fair, e.Position, e.Open)
 	if o.Side == exchange.Sell {
-		held := round(e.Position[o.Outcome], down)
+		held := round(e.Sellable(o.Outcome), down)
 		if need := satAdd(before.sells[o.Outcome], size); need > held {
 			return reject(o, ReasonSellExceedsPosition, "selling %s with %s held", need, held)
 		}

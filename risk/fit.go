@@ -42,7 +42,7 @@ type Fitter struct {
 // fitting orders against it.
 func (c *Checker) Fitter(e *Exposure) Fitter {
 	return Fitter{lim: &c.lim, m: measure(fairValue(e.Fair), e.Position, e.Open),
-		held:         [2]exchange.Fixed{round(e.Position[Yes], down), round(e.Position[No], down)},
+		held:         [2]exchange.Fixed{round(e.Sellable(Yes), down), round(e.Sellable(No), down)},
 		othersShares: round(e.Others.Shares, up), othersAtRisk: round(e.Others.AtRisk, up)}
 }
 

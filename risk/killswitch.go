@@ -25,6 +25,15 @@ type KillConfig struct {
 	// cancels (a 429 on DELETE /order) and asks for a wait this long or
 	// longer: while cancels are held back the quotes cannot be taken down.
 	MaxCancelThrottle time.Duration
+	// AutoClearAfter, when set, clears a trip caused by the exchange being
+	// away (TripReason.ExchangeAway: stale quotes, a blind loop, stale
+	// books, a run of order errors) by itself once the exchange has
+	// answered normally (OnExchange) for this long since the trip; other
+	// trips stay latched for a human. 0: every trip is latched.
+	AutoClearAfter time.Duration
+	// AutoClearMaxPerDay caps the automatic clears per UTC day (default 3
+	// when AutoClearAfter is set); past it the trip stays for a human.
+	AutoClearMaxPerDay int
 }
 
 // windowCap bounds the results kept for the error rate; with more results
@@ -61,6 +70,10 @@ func (c KillConfig) Validate() error {
 		return fmt.Errorf("risk: kill switch: MaxClockSkew must not be negative, got %s", c.MaxClockSkew)
 	case c.MaxCancelThrottle < 0:
 		return fmt.Errorf("risk: kill switch: MaxCancelThrottle must not be negative, got %s", c.MaxCancelThrottle)
+	case c.AutoClearAfter < 0:
+		return fmt.Errorf("risk: kill switch: AutoClearAfter must not be negative, got %s", c.AutoClearAfter)
+	case c.AutoClearMaxPerDay < 0:
+		return fmt.Errorf("risk: kill switch: AutoClearMaxPerDay must not be negative, got %d", c.AutoClearMaxPerDay)
 	}
 	return nil
 }
@@ -94,6 +107,8 @@ type KillSwitch struct {
 	dayBase  exchange.Fixed // PnL at the start of that day
 	resetBy  string
 	lastTrip Trip // the trip cleared by the last Reset
+
+	auto autoClear // automatic clears of exchange-away trips (autoclear.go)
 }
 
 // NewKillSwitch validates c and returns an untripped switch.
@@ -103,6 +118,9 @@ func NewKillSwitch(c KillConfig) (*KillSwitch, error) {
 	}
 	if c.MinWindowResults == 0 {
 		c.MinWindowResults = 10
+	}
+	if c.AutoClearAfter > 0 && c.AutoClearMaxPerDay == 0 {
+		c.AutoClearMaxPerDay = DefaultAutoClearMaxPerDay
 	}
 	k := &KillSwitch{cfg: c}
 	k.sessionLoss = round(c.MaxSessionLoss, down)
@@ -118,6 +136,7 @@ func (k *KillSwitch) tripLocked(r TripReason, now time.Time, format string, a ..
 	}
 	k.tripped = true
 	k.trip = Trip{Reason: r, Detail: fmt.Sprintf(format, a...), At: now}
+	k.auto.tripAway = k.auto.away(r, k.consecutive)
 }
 
 // Tripped reports whether the switch is tripped and, if so, why.
@@ -180,6 +199,7 @@ func (k *KillSwitch) Reset(by string) Trip {
 	k.consecutive, k.head, k.n, k.errs = 0, 0, 0, 0
 	k.base, k.dayBase, k.peak = k.last, k.last, k.last
 	k.resetBy, k.lastTrip = by, cleared
+	k.auto.capLogged = false
 	return cleared
 }
 
@@ -195,6 +215,21 @@ func (k *KillSwitch) LastReset() (by string, cleared Trip) {
 func (k *KillSwitch) OnOrderResult(ok bool, now time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.auto.noteResult(ok, false)
+	k.orderResultLocked(ok, now)
+}
+
+// OnOrderFailure records a failed order call, and whether it failed because
+// the exchange was away (no answer, a server error): a trip for a run of
+// such failures may clear by itself (AutoClear), one for refusals may not.
+func (k *KillSwitch) OnOrderFailure(away bool, now time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.auto.noteResult(false, away)
+	k.orderResultLocked(false, now)
+}
+
+func (k *KillSwitch) orderResultLocked(ok bool, now time.Time) {
 	if ok {
 		k.consecutive = 0
 	} else {

@@ -43,6 +43,11 @@ type Exposure struct {
 	// Position holds our shares per outcome (never negative on this
 	// exchange: a short is a position in the other token).
 	Position [2]decimal.Decimal
+	// Locked holds, per outcome, the shares of Position that cannot be
+	// offered now: bought in trades the exchange has not settled yet, or
+	// under SELLs in flight that Open does not show. A SELL is checked
+	// against Position less Locked less the SELLs in Open.
+	Locked [2]decimal.Decimal
 	// Open holds our live orders in this market that stay after the plan's
 	// cancels. Filter appends each accepted order to it, so that later orders
 	// of the same batch are checked against earlier ones.
@@ -153,4 +158,18 @@ func (m *marketMeasure) addUnits(outcome int, side exchange.Side, price, s excha
 	} else if outcome == Yes || outcome == No {
 		m.sells[outcome] = satAdd(m.sells[outcome], s)
 	}
+}
+
+// Sellable returns the shares of outcome that SELLs may offer: the position
+// less what is Locked, never below zero (the SELLs in Open are counted by
+// the checks).
+func (e *Exposure) Sellable(outcome int) decimal.Decimal {
+	if outcome != Yes && outcome != No {
+		return decimal.Zero
+	}
+	s := e.Position[outcome].Sub(e.Locked[outcome])
+	if s.IsNegative() {
+		return decimal.Zero
+	}
+	return s
 }

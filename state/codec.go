@@ -46,6 +46,7 @@ const (
 	fillExternal = 1 << 0
 	fillShort    = 1 << 1
 	fillViaOrder = 1 << 2 // hash, condition, token and side are the order's, named by its seq
+	fillReversal = 1 << 3 // the fill takes back a failed trade's fill (schema 4)
 )
 
 var errTruncated = errors.New("record truncated")

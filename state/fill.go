@@ -35,6 +35,10 @@ type Fill struct {
 	Time        time.Time       `json:"time"`
 	External    bool            `json:"external,omitempty"`
 	Short       bool            `json:"short,omitempty"`
+	// Reversal marks a fill that takes back a trade whose settlement failed
+	// (PutTrade): Side, Price and Size are the failed trade's, and applying
+	// it undoes that trade's shares and collateral (Position.Apply).
+	Reversal bool `json:"reversal,omitempty"`
 	// Seq is the order in which the journal applied the fill (1, 2, ...);
 	// positions are the fold of their fills in Seq order. Set by AddFill.
 	Seq uint64 `json:"seq"`

@@ -32,6 +32,13 @@ import (
 //	fill_ids        fill id (compact) → seq
 //	fills_by_time   time key (8 bytes) ‖ seq (8 bytes) → empty
 //	positions       token id → Position JSON
+//	trades          trade key (TradeKey, compact) → Trade JSON: the trades
+//	                not yet final, and the FAILED ones (schema 4)
+//	trades_open     trade key (compact) → empty: the trades not yet final
+//
+// A fill record's flags may mark it a reversal (fillReversal, schema 4): it
+// takes back a FAILED trade's fill. Schema 3 had neither the flag nor the
+// trades buckets; migrate3to4 adds the buckets (its records stay valid).
 //
 // An order moves between orders_open, orders_final and orders_kept as its
 // state changes, keeping its seq; open orders are few, so reading them all
@@ -62,6 +69,8 @@ var (
 	bucketFillIDs       = []byte("fill_ids")
 	bucketFillsByTime   = []byte("fills_by_time")
 	bucketPositions     = []byte("positions")
+	bucketTrades        = []byte("trades")
+	bucketTradesOpen    = []byte("trades_open")
 
 	keySchemaVersion = []byte("schema_version")
 	keyAccount       = []byte("account")
@@ -71,7 +80,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketOrdersOpen, bucketOrdersFinal, bucketOrdersKept, bucketOrderHashes, bucketKeptHashes, bucketOrderItems,
 	bucketOrdersByXID, bucketPruneQueue, bucketNames, bucketNameIDs,
-	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions,
+	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions, bucketTrades, bucketTradesOpen,
 }
 
 // v2Buckets lists the buckets of schema versions 1 and 2.
@@ -80,11 +89,12 @@ var v2Buckets = [][]byte{
 	bucketFills, bucketFillIDs, bucketFillsByTime, bucketPositions,
 }
 
-// SchemaVersion is the journal layout this binary writes. Version 3 stores
+// SchemaVersion is the journal layout this binary writes. Version 4 adds
+// trade settlement (the trades buckets, reversal fills). Version 3 stores
 // binary records keyed by sequence and drops what a final order no longer
 // needs; version 2 stores no placement item's owner (the API key); version 1
 // did.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // maxKeyLen bounds hashes, exchange ids, fill ids and token ids, far below
 // bbolt's key limit.

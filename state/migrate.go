@@ -60,6 +60,8 @@ func migrationFrom(v int) (func(*bolt.Tx) error, bool) {
 		return migrate1to2, true
 	case 2:
 		return migrate2to3, true
+	case 3:
+		return migrate3to4, true
 	}
 	return nil, false
 }
@@ -224,4 +226,10 @@ func migrate2to3(btx *bolt.Tx) error {
 		}
 	}
 	return btx.Bucket(bucketFills).SetSequence(fillSeq)
+}
+
+// migrate3to4 adds the trade settlement buckets. Schema 3's records stay as
+// they are: no fill of theirs carries the reversal flag.
+func migrate3to4(btx *bolt.Tx) error {
+	return createBuckets(btx, [][]byte{bucketTrades, bucketTradesOpen})
 }

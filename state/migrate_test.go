@@ -281,7 +281,7 @@ func TestMigrateV2(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkOnCleanup(t, s)
-	if _, v := rawSchemaOf(t, s); v != "3" {
+	if _, v := rawSchemaOf(t, s); v != strconv.Itoa(SchemaVersion) {
 		t.Fatalf("schema %q after migration", v)
 	}
 	for _, want := range orders {

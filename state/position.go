@@ -59,6 +59,10 @@ func (p *Position) Apply(f *Fill) error {
 	if p.TokenID != "" && f.TokenID != p.TokenID {
 		return fmt.Errorf("fill %q: token %s applied to position in %s: %w", f.ID, f.TokenID, p.TokenID, ErrInvalid)
 	}
+	if f.Reversal {
+		p.reverse(f)
+		return nil
+	}
 	d := f.Size // signed quantity: + buy, − sell
 	if f.Side == exchange.Sell {
 		d = d.Neg()
@@ -113,4 +117,36 @@ func (p *Position) Apply(f *Fill) error {
 		p.UpdatedAt = f.Time
 	}
 	return nil
+}
+
+// reverse takes back a fill of f's side, price and size whose trade failed:
+// the shares go back (a BUY's leave, a SELL's return) and so does the
+// collateral, through the cost basis, so that realized PnL − cost keeps
+// equal to the collateral paid and received: a BUY taken back lowers the
+// cost by size × price, a SELL taken back raises it by as much. A position
+// back at zero moves what cost is left into realized PnL. The fee is
+// refunded. No rule of Apply's can refuse it: the trade never happened.
+func (p *Position) reverse(f *Fill) {
+	notional := f.Size.Mul(f.Price)
+	if f.Side == exchange.Buy {
+		p.Shares = p.Shares.Sub(f.Size)
+		p.Cost = p.Cost.Sub(notional)
+	} else {
+		p.Shares = p.Shares.Add(f.Size)
+		p.Cost = p.Cost.Add(notional)
+	}
+	if p.Shares.IsZero() {
+		p.RealizedPnL = p.RealizedPnL.Sub(p.Cost)
+		p.Cost = decimal.Zero
+	}
+	p.RealizedPnL = p.RealizedPnL.Add(f.Fee)
+	p.Fees = p.Fees.Sub(f.Fee)
+	p.Fills++
+	p.TokenID = f.TokenID
+	if p.ConditionID == "" {
+		p.ConditionID = f.ConditionID
+	}
+	if f.Time.After(p.UpdatedAt) {
+		p.UpdatedAt = f.Time
+	}
 }

@@ -132,6 +132,9 @@ func encodeFill(f *Fill, via *stored) []byte {
 	if via != nil {
 		flags |= fillViaOrder
 	}
+	if f.Reversal {
+		flags |= fillReversal
+	}
 	b = append(b, recFormat, flags)
 	b = appendCstr(b, f.ID)
 	if via != nil {
@@ -159,6 +162,7 @@ func decodeFill(raw []byte, f *Fill) (orderSeq uint64, err error) {
 	flags := r.byte()
 	f.External = flags&fillExternal != 0
 	f.Short = flags&fillShort != 0
+	f.Reversal = flags&fillReversal != 0
 	f.ID = r.cstr()
 	if flags&fillViaOrder != 0 {
 		orderSeq = r.uvarint()

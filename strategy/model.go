@@ -54,8 +54,8 @@ type quoter struct {
 func newQuoter(s *Snapshot, allowSell bool) quoter {
 	q := quoter{allowSell: allowSell, min: max(s.MinSize.InexactFloat64(), 0.01)}
 	if allowSell {
-		q.avail[Yes] = max(s.Position[Yes].InexactFloat64(), 0)
-		q.avail[No] = max(s.Position[No].InexactFloat64(), 0)
+		q.avail[Yes] = max(s.Sellable(Yes).InexactFloat64(), 0)
+		q.avail[No] = max(s.Sellable(No).InexactFloat64(), 0)
 	}
 	return q
 }

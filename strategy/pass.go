@@ -78,7 +78,7 @@ func (q *Quoter) Pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals
 	r.Fair, r.HasFair = fairOf(s, st)
 	q.desired = q.Model.Quote(q.desired[:0], s, st)
 	r.Desired = q.desired
-	e := risk.Exposure{Fair: r.Fair, Position: s.Position, LastFill: s.LastFill, Now: s.Now, Others: others}
+	e := risk.Exposure{Fair: r.Fair, Position: s.Position, Locked: s.Locked, LastFill: s.LastFill, Now: s.Now, Others: others}
 	if !r.HasFair {
 		e.Fair = -1
 	}

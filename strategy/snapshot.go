@@ -82,9 +82,14 @@ type Snapshot struct {
 	EndDate     time.Time          // zero when the market has none
 	Trades      []TradePrint       // oldest first
 	Position    [2]decimal.Decimal // our shares per outcome
-	Open        []OpenOrder
-	LastFill    [2][2]time.Time // our last fill per outcome and side (0 BUY, 1 SELL); zero when none
-	Now         time.Time
+	// Locked is, per outcome, the part of Position that cannot be offered
+	// now: shares bought in trades the exchange has not settled yet, and
+	// shares under SELLs in flight that Open does not show (an intent whose
+	// answer never came, within its grace). Models sell only the rest.
+	Locked   [2]decimal.Decimal
+	Open     []OpenOrder
+	LastFill [2][2]time.Time // our last fill per outcome and side (0 BUY, 1 SELL); zero when none
+	Now      time.Time
 }
 
 // TimeToEnd returns the time left until the end date, and false when the
@@ -111,4 +116,17 @@ func toYes(o Outcome, p float64) float64 {
 		return 1 - p
 	}
 	return p
+}
+
+// Sellable returns the shares of outcome o that may be offered: the
+// position less what is Locked, never below zero.
+func (s *Snapshot) Sellable(o Outcome) decimal.Decimal {
+	if !o.Valid() {
+		return decimal.Zero
+	}
+	v := s.Position[o].Sub(s.Locked[o])
+	if v.IsNegative() {
+		return decimal.Zero
+	}
+	return v
 }

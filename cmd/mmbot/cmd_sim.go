@@ -72,6 +72,8 @@ type simFlags struct {
 	garbageMarkets                                []string
 	simClock                                      time.Duration
 	scenario                                      string
+	settleDelay, settleConfirm                    time.Duration
+	settleFailRate                                float64
 }
 
 func (f *simFlags) register(fs *pflag.FlagSet) {
@@ -108,6 +110,9 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.garbageRate, "fault-garbage-rate", 0, "fraction of books POST /books answers as garbage (see --fault-garbage-kind)")
 	fs.StringVar(&f.garbageKind, "fault-garbage-kind", "", "the garbage of a garbage book: "+strings.Join(sim.GarbageKinds, ", ")+` ("": one at random per book)`)
 	fs.StringSliceVar(&f.garbageMarkets, "fault-garbage-markets", nil, "condition `ids` whose books are always answered as garbage (repeatable)")
+	fs.DurationVar(&f.settleDelay, "settle-delay", 0, "settle matches over time: MATCHED for this long, then MINED (what a party received becomes usable), then CONFIRMED after --settle-confirm (0: at once)")
+	fs.DurationVar(&f.settleConfirm, "settle-confirm", 0, "time from MINED to CONFIRMED (default 4 × --settle-delay)")
+	fs.Float64Var(&f.settleFailRate, "fault-settle-fail-rate", 0, "fraction of matches whose settlement fails (RETRYING, then FAILED and reverted); needs --settle-delay")
 	fs.StringVar(&f.record, "record", "", "record the exchange's books and trades to this `file` (.mmrec; .jsonl.gz for format version 1), committed on shutdown")
 	fs.StringVar(&f.requestLog, "request-log", "", "write every request (arrival time, method, path, status, orders in a batch) to this `file` as JSON lines, flushed on shutdown")
 	fs.StringVar(&f.tradeLog, "trade-log", "", "write every trade (time, both wallets and order ids, size, price) to this `file` as JSON lines, flushed on shutdown")
@@ -123,7 +128,12 @@ func (f *simFlags) config(now time.Time) (sim.Config, error) {
 		AuthWindow: f.authWindow, NoRateLimits: f.noRateLimits, DataAllowlist: f.allowlist, StateFile: f.state,
 		Flow: sim.FlowConfig{Disabled: f.noFlow, TakerRate: f.flowRate, Informed: f.informed, Volatility: f.volatility},
 		Faults: sim.Faults{ErrorRate: f.faultErr, DBFailureRate: f.faultDB, DelayRate: f.faultDelayRate,
-			Delay: f.faultDelay, DropRate: f.faultDrop, GarbageRate: f.garbageRate, GarbageKind: f.garbageKind, GarbageMarkets: f.garbageMarkets},
+			Delay: f.faultDelay, DropRate: f.faultDrop, GarbageRate: f.garbageRate, GarbageKind: f.garbageKind, GarbageMarkets: f.garbageMarkets,
+			SettleFailRate: f.settleFailRate},
+		Settlement: sim.SettlementConfig{Delay: f.settleDelay, Confirm: f.settleConfirm},
+	}
+	if f.settleFailRate > 0 && f.settleDelay <= 0 {
+		return cfg, usagef("--fault-settle-fail-rate needs --settle-delay")
 	}
 	if f.markets < 1 {
 		return cfg, usagef("--markets %d: want at least 1", f.markets)

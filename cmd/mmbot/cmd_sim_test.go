@@ -129,6 +129,7 @@ func TestSimCommandUsageErrors(t *testing.T) {
 		{[]string{"--markets", "0"}, "--markets"},
 		{[]string{"--address", "0x12"}, "address"},
 		{[]string{"--bogus"}, "unknown flag"},
+		{[]string{"--fault-settle-fail-rate", "0.1"}, "--settle-delay"},
 		{[]string{"extra"}, "unexpected arguments"},
 	}
 	for _, tt := range tests {
@@ -165,6 +166,27 @@ func TestSimStallFlags(t *testing.T) {
 	}
 	if _, err := sim.New(cfg); err != nil {
 		t.Fatalf("the simulator refused the stall: %v", err)
+	}
+}
+
+// --settle-delay, --settle-confirm and --fault-settle-fail-rate set the
+// simulator's settlement (issue 20 point 6).
+func TestSimSettleFlags(t *testing.T) {
+	var f simFlags
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--settle-delay", "2s", "--settle-confirm", "5s", "--fault-settle-fail-rate", "0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.config(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Settlement.Delay != 2*time.Second || cfg.Settlement.Confirm != 5*time.Second || cfg.Faults.SettleFailRate != 0.1 {
+		t.Fatalf("settlement %+v, fail rate %v", cfg.Settlement, cfg.Faults.SettleFailRate)
+	}
+	if _, err := sim.New(cfg); err != nil {
+		t.Fatalf("the simulator refused the settlement: %v", err)
 	}
 }
 

@@ -186,7 +186,31 @@ func runStatement(e *env, f statementFlags, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return writeStatement(e, &f, res)
+	if err := writeStatement(e, &f, res); err != nil {
+		return err
+	}
+	w := e.stdout
+	if f.asJSON || f.asCSV {
+		w = e.stderr // stdout is for the data
+	}
+	return writeFailedTrades(w, j.FailedTrades())
+}
+
+// writeFailedTrades lists the trades that failed at settlement in the
+// period: each one's fill was taken back (the journal's reversal, booked in
+// the report as the opposite fill at the same price). Nothing when none.
+func writeFailedTrades(w io.Writer, ts []state.Trade) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\n%d trades failed at settlement; their fills are reversed (position, collateral, PnL):\n", len(ts))
+	for _, t := range ts {
+		if _, err := fmt.Fprintf(w, "  %s  trade %s  order %s  %s %s @ %s  token %s\n", t.UpdatedAt.UTC().Format(time.RFC3339),
+			t.ID, ledger.ShortID(t.OrderHash), t.Side, t.Size, t.Price, ledger.ShortID(t.TokenID)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeStatement prints the report in the chosen form and writes the files.

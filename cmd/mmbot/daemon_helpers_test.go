@@ -122,6 +122,10 @@ type simOptions struct {
 	flow    sim.FlowConfig
 	limits  *exchange.Limits
 	fund    string
+	// settle and settleFail make the exchange settle matches over time and
+	// fail a fraction of them (issue 20 point 6).
+	settle     sim.SettlementConfig
+	settleFail float64
 }
 
 // simEnv is a simulated exchange on a loopback httptest server, with one
@@ -143,7 +147,8 @@ func newSimEnv(t testing.TB, o simOptions) *simEnv {
 		o.fund = "100000"
 	}
 	cfg := sim.Config{Seed: o.seed, Markets: o.markets, Manual: true, Flow: o.flow, Limits: o.limits,
-		RequestLogSize: 400_000, Rand: rand.NewChaCha8(seedBytes(o.seed + 99))}
+		RequestLogSize: 400_000, Rand: rand.NewChaCha8(seedBytes(o.seed + 99)),
+		Settlement: o.settle, Faults: sim.Faults{SettleFailRate: o.settleFail}}
 	ex, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)

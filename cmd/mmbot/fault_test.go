@@ -75,7 +75,8 @@ max_consecutive_errors = 12
 max_error_rate = 0.9
 error_window = "1m"
 max_book_age = "15s"
-cooldown = "0s"`,
+cooldown = "0s"
+auto_clear_after = "0s"`,
 	}.write(t, dir)
 	p := startDaemon(t, bin, cfg)
 	p.mustReady(30 * time.Second)
@@ -112,9 +113,11 @@ cooldown = "0s"`,
 		t.Fatalf("the fault phase did not exercise the daemon: %s", faultStats)
 	}
 
-	// Phase 2: maintenance on the order endpoints; every order call fails.
+	// Phase 2: maintenance on the order endpoints answering 500 (a 503
+	// would be "not ready", waited out and not counted); every order call
+	// fails.
 	now := time.Now()
-	if err := se.ex.SetFaults(sim.Faults{MaintenanceFrom: now, MaintenanceUntil: now.Add(time.Hour)}); err != nil {
+	if err := se.ex.SetFaults(sim.Faults{MaintenanceFrom: now, MaintenanceUntil: now.Add(time.Hour), MaintenanceStatus: 500}); err != nil {
 		t.Fatal(err)
 	}
 	trip, ok := p.waitMsg(30*time.Second, "kill switch tripped: cancelling every order and stopping quotes")

@@ -336,7 +336,7 @@ func TestStatusKillSwitch(t *testing.T) {
 	dir := t.TempDir()
 	cfg := botConfig{se: se, statePath: filepath.Join(dir, "mmbot.db"), markets: 2, cycle: "200ms",
 		strategy: "price_tolerance_ticks = 0",
-		risk:     "max_consecutive_errors = 3\ncooldown = \"0s\""}.write(t, dir)
+		risk:     "max_consecutive_errors = 3\ncooldown = \"0s\"\nauto_clear_after = \"0s\""}.write(t, dir)
 	p := startDaemon(t, bin, cfg)
 	p.mustReady(30 * time.Second)
 	addr := listenAddr(t, p)
@@ -346,7 +346,7 @@ func TestStatusKillSwitch(t *testing.T) {
 	}
 
 	start := time.Now()
-	if err := se.ex.SetFaults(sim.Faults{MaintenanceFrom: start, MaintenanceUntil: start.Add(time.Hour)}); err != nil {
+	if err := se.ex.SetFaults(sim.Faults{MaintenanceFrom: start, MaintenanceUntil: start.Add(time.Hour), MaintenanceStatus: 500}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := p.waitMsg(30*time.Second, "kill switch tripped: cancelling every order and stopping quotes"); !ok {

@@ -50,6 +50,9 @@ type KillSwitch struct {
 	Detail    string     `json:"detail"`
 	Since     *time.Time `json:"since"`
 	LastReset *Reset     `json:"last_reset"`
+	// AutoClears counts the trips that cleared by themselves once the
+	// exchange was back (risk.auto_clear_after).
+	AutoClears int `json:"auto_clears"`
 }
 
 // Reset is the last reset of the kill switch and the trip it cleared.
@@ -116,6 +119,10 @@ type Totals struct {
 	// per cycle. Reasons with no count are left out.
 	RiskRejectionsByReason map[string]int `json:"risk_rejections_by_reason"`
 	HeldBackByLimit        map[string]int `json:"held_back_by_limit"`
+	// FillsReversed counts the fills taken back because their trade failed
+	// at settlement; TradesPending the trades not final yet.
+	FillsReversed int `json:"fills_reversed"`
+	TradesPending int `json:"trades_pending"`
 }
 
 // Market is one quoted market.

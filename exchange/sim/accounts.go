@@ -185,23 +185,33 @@ func (e *Exchange) Fund(wallet string, amount decimal.Decimal) error {
 type Balance struct {
 	Collateral, Reserved decimal.Decimal
 	Shares               map[string]decimal.Decimal // token id -> balance
+	// Pending and PendingShares are received in matches not yet settled
+	// (SettlementConfig): counted above, not usable yet.
+	Pending       decimal.Decimal
+	PendingShares map[string]decimal.Decimal
 }
 
 // Balance returns a wallet's balances.
 func (e *Exchange) Balance(wallet string) (Balance, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.settleDue(e.clock())
 	b, ok := e.eng.Balance(strings.ToLower(wallet))
 	if !ok {
 		return Balance{}, false
 	}
 	out := Balance{
-		Collateral: exchange.Fixed(b.Collateral).Decimal(),
-		Reserved:   exchange.Fixed(b.ReservedCollateral).Decimal(),
-		Shares:     map[string]decimal.Decimal{},
+		Collateral:    exchange.Fixed(b.Collateral).Decimal(),
+		Reserved:      exchange.Fixed(b.ReservedCollateral).Decimal(),
+		Shares:        map[string]decimal.Decimal{},
+		Pending:       exchange.Fixed(b.PendingCollateral).Decimal(),
+		PendingShares: map[string]decimal.Decimal{},
 	}
 	for t, v := range b.Shares {
 		out.Shares[t] = exchange.Fixed(v).Decimal()
+	}
+	for t, v := range b.PendingShares {
+		out.PendingShares[t] = exchange.Fixed(v).Decimal()
 	}
 	return out, true
 }

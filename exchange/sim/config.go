@@ -64,6 +64,10 @@ type Config struct {
 	// Faults are injected faults (default none); SetFaults changes them.
 	Faults Faults
 
+	// Settlement, when its Delay is set, settles matches over time and
+	// lets Faults.SettleFailRate fail a fraction of them (settlement.go).
+	Settlement SettlementConfig
+
 	// Rand is the source of generated keys and API credentials (default
 	// crypto/rand).
 	Rand io.Reader
@@ -101,6 +105,10 @@ type Faults struct {
 	// Maintenance refuses POST /orders and DELETE /order with 503 while
 	// MaintenanceFrom <= wall clock < MaintenanceUntil.
 	MaintenanceFrom, MaintenanceUntil time.Time
+	// MaintenanceStatus is the status the window answers: 503 (0, the
+	// default: the exchange not ready, which a client waits out) or a 5xx
+	// it counts as an error (500).
+	MaintenanceStatus int
 	// Stall holds the requests of these endpoints, each "METHOD /path"
 	// relative to its area's base ("POST /books", "DELETE /order"), without
 	// an answer until the client gives up, while StallFrom <= wall clock <
@@ -115,16 +123,27 @@ type Faults struct {
 	GarbageMarkets []string
 	GarbageRate    float64
 	GarbageKind    string
+	// NotReady answers every request 503 {"error":"service not ready"}
+	// with Retry-After: 1, before handling, as the live exchange does while
+	// its matching engine restarts.
+	NotReady bool
+	// SettleFailRate is the fraction of matches whose settlement fails
+	// (RETRYING, then FAILED and reverted); it needs Config.Settlement's
+	// Delay (settlement.go).
+	SettleFailRate float64
 }
 
 func (f Faults) validate() error {
-	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate, f.GarbageRate} {
+	for _, r := range []float64{f.ErrorRate, f.DBFailureRate, f.DelayRate, f.DropRate, f.GarbageRate, f.SettleFailRate} {
 		if !(r >= 0 && r <= 1) {
 			return fmt.Errorf("sim: fault rate %v outside [0, 1]", r)
 		}
 	}
 	if f.Delay < 0 {
 		return fmt.Errorf("sim: fault delay %s is negative", f.Delay)
+	}
+	if f.MaintenanceStatus != 0 && (f.MaintenanceStatus < 500 || f.MaintenanceStatus > 599) {
+		return fmt.Errorf("sim: maintenance status %d: want a 5xx", f.MaintenanceStatus)
 	}
 	for _, ep := range f.Stall {
 		method, path, ok := strings.Cut(ep, " ")
@@ -160,6 +179,12 @@ func (c *Config) fill() error {
 	}
 	if c.Step == 0 {
 		c.Step = 100 * time.Millisecond
+	}
+	if err := c.Settlement.fill(); err != nil {
+		return err
+	}
+	if c.Faults.SettleFailRate > 0 && c.Settlement.Delay <= 0 {
+		return errors.New("sim: a settlement failure rate needs a settlement delay (Settlement.Delay)")
 	}
 	if c.Step < time.Millisecond {
 		return fmt.Errorf("sim: step %s is below 1ms", c.Step)

@@ -71,6 +71,7 @@ type Exchange struct {
 	orders  map[string]*orderRecord
 	data    *ledger
 	flow    *flow
+	settle  settlements
 	delayed []delayedOrder // placements held by their market's delay, in arrival order
 
 	srvMu   sync.Mutex
@@ -235,6 +236,7 @@ func (e *Exchange) Step() error { return e.Advance(e.cfg.Step) }
 // stepLocked runs one step of dt ending at e.clock().
 func (e *Exchange) stepLocked(dt time.Duration) {
 	now := e.clock()
+	e.settleDue(now)
 	e.release(now)
 	for _, o := range e.eng.Expire(now) {
 		e.touch(o.Market)
@@ -268,6 +270,7 @@ func (e *Exchange) Resolve(conditionID string, winner int) error {
 
 func (e *Exchange) resolveLocked(s *mstate, winner int, now time.Time) {
 	id := s.id
+	e.settleMarket(id) // what is held is paid out: settle it first
 	// settle the ledger before the engine removes the balances
 	e.data.resolve(e, s, winner, now)
 	if _, err := e.eng.Resolve(id, winner, now); err != nil {

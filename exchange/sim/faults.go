@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -71,14 +73,14 @@ func (fs *faultState) draw() (faultKind, time.Duration) {
 
 // maintenance reports whether order endpoints are closed at now, and until
 // when.
-func (fs *faultState) maintenance(now time.Time) (bool, time.Time) {
+func (fs *faultState) maintenance(now time.Time) (bool, time.Time, int) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	f := fs.f
 	if f.MaintenanceUntil.IsZero() || now.Before(f.MaintenanceFrom) || !now.Before(f.MaintenanceUntil) {
-		return false, time.Time{}
+		return false, time.Time{}, 0
 	}
-	return true, f.MaintenanceUntil
+	return true, f.MaintenanceUntil, cmp.Or(f.MaintenanceStatus, http.StatusServiceUnavailable)
 }
 
 // stalled reports whether a request to method and rel (the path relative to

@@ -341,6 +341,7 @@ func (e *Exchange) handleBuilderTrades(w http.ResponseWriter, r *http.Request) {
 	id, maker, market, assetID := q.Get("id"), strings.ToLower(q.Get("maker_address")), strings.ToLower(q.Get("market")), q.Get("asset_id")
 	e.mu.Lock()
 	now := e.clock()
+	e.settleDue(now)
 	var sel []*builderRec
 	for i := range e.data.builder {
 		b := &e.data.builder[i]

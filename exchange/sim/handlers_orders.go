@@ -20,15 +20,16 @@ const (
 	msgAlreadyCanceled = "order already canceled"
 )
 
-// refuseMaintenance answers 503 during a maintenance window.
+// refuseMaintenance answers 503 (Faults.MaintenanceStatus) during a
+// maintenance window.
 func (e *Exchange) refuseMaintenance(w http.ResponseWriter) bool {
-	on, until := e.faults.maintenance(e.cfg.WallClock())
+	on, until, status := e.faults.maintenance(e.cfg.WallClock())
 	if !on {
 		return false
 	}
 	wait := until.Sub(e.cfg.WallClock())
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
-	clobError(w, http.StatusServiceUnavailable, "maintenance: order placement and cancellation are paused until "+until.UTC().Format(time.RFC3339))
+	clobError(w, status, "maintenance: order placement and cancellation are paused until "+until.UTC().Format(time.RFC3339))
 	return true
 }
 

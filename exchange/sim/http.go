@@ -23,6 +23,8 @@ const (
 	msgInjected      = "internal_error: injected fault"
 	msgRateLimited   = "too many requests: rate limit exceeded, retry after %d s"
 	msgNotFound      = "not found"
+	msgNotReady      = "service not ready"
+	typeNotReady     = "service unavailable"
 	typeInternal     = "internal error"
 	typeTooMany      = "too many requests"
 	maxRequestBody   = 1 << 20
@@ -179,6 +181,11 @@ func (e *Exchange) middleware(next http.Handler) http.Handler {
 			// once it has), then answer nothing until the client gives up.
 			_, _ = io.Copy(io.Discard, http.MaxBytesReader(sw, r.Body, maxRequestBody))
 			<-r.Context().Done()
+			return
+		}
+		if e.faults.notReady() {
+			w.Header().Set("Retry-After", "1")
+			writeError(sw, area, http.StatusServiceUnavailable, typeNotReady, msgNotReady)
 			return
 		}
 		kind, delay := e.faults.draw()

@@ -38,6 +38,7 @@ type builderRec struct {
 	fills   []engine.Fill
 	time    time.Time
 	tx      string
+	unit    *settleUnit // the match's deferred settlement; nil: settled at once
 }
 
 // Builder trade settlement steps: MATCHED at the match, MINED after
@@ -48,6 +49,9 @@ const (
 )
 
 func (b *builderRec) status(now time.Time) string {
+	if b.unit != nil {
+		return b.unit.status
+	}
 	switch age := now.Sub(b.time); {
 	case age >= builderConfirmed:
 		return exchange.TradeConfirmed
@@ -63,6 +67,7 @@ func (e *Exchange) afterPlace(s *mstate, res engine.Result, rec *orderRecord, no
 	if res.Order == nil {
 		return
 	}
+	unit := e.deferSettlement(res.Fills, now)
 	for _, f := range res.Fills {
 		e.data.record(e, s, f)
 		if rec != nil {
@@ -74,7 +79,7 @@ func (e *Exchange) afterPlace(s *mstate, res engine.Result, rec *orderRecord, no
 				e.data.builder = append(e.data.builder, builderRec{
 					id: "builder-" + tradeID(f.Seq), kind: "MAKER", rec: mr, s: s, outcome: f.Maker.Outcome,
 					side: f.Maker.Side, size: f.Size, price: f.Maker.Price, fills: []engine.Fill{f}, time: now,
-					tx: txHash(e.cfg.Seed, f.Seq),
+					tx: txHash(e.cfg.Seed, f.Seq), unit: unit,
 				})
 			}
 		}
@@ -97,7 +102,7 @@ func (e *Exchange) afterPlace(s *mstate, res engine.Result, rec *orderRecord, no
 		e.data.builder = append(e.data.builder, builderRec{
 			id: "builder-" + tradeID(first.Seq), kind: "TAKER", rec: rec, s: s, outcome: first.Taker.Outcome,
 			side: first.Taker.Side, size: size, price: amt * engine.Unit / size, fills: res.Fills, time: now,
-			tx: txHash(e.cfg.Seed, first.Seq),
+			tx: txHash(e.cfg.Seed, first.Seq), unit: unit,
 		})
 	}
 	e.touch(s.id)

@@ -48,6 +48,10 @@ type Metrics struct {
 	// selection, without the half spread the fill earned).
 	MarkoutMidGain *prometheus.CounterVec // label horizon: collateral
 	MarkoutMidLoss *prometheus.CounterVec // label horizon: collateral
+
+	FillsReversed  prometheus.Counter // fills taken back: their trade failed at settlement
+	TradesPending  prometheus.Gauge   // trades of ours not final yet (MATCHED, MINED, RETRYING)
+	KillAutoClears prometheus.Counter // trips that cleared by themselves once the exchange was back
 }
 
 // New creates the collectors and registers them on reg.
@@ -104,6 +108,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Mid-to-mid markouts of fills the fair value moved towards: size times the fair value's move from the fill to horizon after it, in collateral."}, []string{"horizon"}),
 		MarkoutMidLoss: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_markout_mid_loss_total",
 			Help: "Mid-to-mid markouts of fills the fair value moved against: size times the fair value's move from the fill to horizon after it, in collateral."}, []string{"horizon"}),
+		FillsReversed: prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_fills_reversed_total",
+			Help: "Fills taken back because their trade failed at settlement (RETRYING, then FAILED)."}),
+		TradesPending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_trades_pending",
+			Help: "Trades of ours not final yet (MATCHED, MINED or RETRYING): their fills are booked as pending."}),
+		KillAutoClears: prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_kill_switch_auto_clears_total",
+			Help: "Kill-switch trips caused by the exchange being away that cleared by themselves (risk.auto_clear_after)."}),
 	}
 	// The two statuses exist from the start, at 0, so that the first 401
 	// is an increase (a series born at 1 has none).
@@ -112,7 +122,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
 		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds, m.MarketDataRefused,
 		m.LiveOrders, m.Markets, m.CycleErrors, m.LastCycle, m.AuthFailures, m.RateCap, m.RateAdmitted, m.Drawdown,
-		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares, m.MarkoutMidGain, m.MarkoutMidLoss} {
+		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares, m.MarkoutMidGain, m.MarkoutMidLoss, m.FillsReversed, m.TradesPending, m.KillAutoClears} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -119,3 +119,23 @@ func (a *accounting) avgCost(tok string, sh decimal.Decimal) decimal.Decimal {
 	}
 	return a.cost[tok].Div(sh)
 }
+
+// reverse takes back a fill of size shares at price whose trade failed; pos
+// is the position after. Collateral comes back through the cost basis (a
+// BUY taken back lowers it, a SELL raises it), so cash and PnL are exact; a
+// position back at zero moves what cost is left into realized PnL.
+func (a *accounting) reverse(token string, side exchange.Side, price, size, pos decimal.Decimal) {
+	a.ensure()
+	notional := price.Mul(size)
+	if side == exchange.Buy {
+		a.cash[token] = a.cash[token].Add(notional)
+		a.cost[token] = a.cost[token].Sub(notional)
+	} else {
+		a.cash[token] = a.cash[token].Sub(notional)
+		a.cost[token] = a.cost[token].Add(notional)
+	}
+	if pos.IsZero() {
+		a.realized[token] = a.realized[token].Sub(a.cost[token])
+		a.cost[token] = decimal.Zero
+	}
+}

@@ -42,16 +42,22 @@ func (l *Loop) cycle(ctx context.Context, rep *CycleReport) error {
 	}
 	now := l.clock.Now()
 	batch := &Batch{Now: now}
-	if err := l.readInputs(ctx, now, batch, rep); err != nil {
+	err := l.readInputs(ctx, now, batch, rep)
+	if l.cfg.Kill != nil && ctx.Err() == nil {
+		l.cfg.Kill.OnExchange(err == nil, l.clock.Now()) // when the answers came, not when the cycle began
+	}
+	if err != nil {
 		return err
 	}
 	l.readOrders(ctx, now, batch, rep, false)
+	l.takeSettlements(now, batch, rep)
 	l.refresh(now)
 	l.feedKill(now)
 	l.observeFlow(rep)
 
 	var cancels []*liveOrder
 	var places []placement
+	l.autoClear(now)
 	switch {
 	case l.tripped():
 		if !l.halted {
@@ -461,6 +467,7 @@ func (l *Loop) markFunc() func(string) (decimal.Decimal, bool) {
 // orders) and fair value for this cycle.
 func (l *Loop) refresh(now time.Time) {
 	byMarket, inflight := l.openByMarket()
+	unsettled := l.unsettledBuys()
 	for i, mr := range l.markets {
 		open := byMarket[i]
 		mr.open, mr.inflight = open, inflight[i]
@@ -469,7 +476,7 @@ func (l *Loop) refresh(now time.Time) {
 			ConditionID: mr.m.ConditionID, Tokens: mr.books, Tick: mr.m.Tick, MinSize: mr.m.MinSize,
 			NegRisk: mr.m.NegRisk, Rewards: mr.m.Rewards, EndDate: mr.m.EndDate, Trades: mr.trades,
 			Position: [2]decimal.Decimal{l.pos[mr.m.TokenIDs[strategy.Yes]], l.pos[mr.m.TokenIDs[strategy.No]]},
-			LastFill: mr.lastFill, Now: now, Open: s.Open[:0],
+			LastFill: mr.lastFill, Now: now, Open: s.Open[:0], Locked: l.locked(mr, inflight[i], unsettled),
 		}
 		for _, lo := range open {
 			s.Open = append(s.Open, strategy.OpenOrder{ID: lo.Hash, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: remaining(lo)})

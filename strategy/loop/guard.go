@@ -136,7 +136,7 @@ func (g *Guard) look(ctx context.Context, now time.Time) GuardReport {
 	if rep.Reason == 0 {
 		if g.blind {
 			g.blind, g.left = false, 0
-			log.Warn().Msg("guard: the loop completes cycles again (the kill switch stays tripped until an operator resets it)")
+			log.Warn().Msg("guard: the loop completes cycles again (the kill switch stays tripped until an operator resets it, or until it clears by itself once the exchange has answered normally for risk.auto_clear_after)")
 		}
 		return rep
 	}

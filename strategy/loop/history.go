@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ type OwnTrade struct {
 	OrderID string          // the account's order it filled (its hash)
 	Size    decimal.Decimal // shares of that order the trade matched
 	Time    time.Time       // when it matched
+	// Status is the trade's settlement status (exchange.TradeMatched …
+	// exchange.TradeFailed); empty from a source without settlement, whose
+	// trades are final as matched (settle.go).
+	Status string
 }
 
 // historyOverlap is how far before the newest trade taken the next history
@@ -104,6 +109,7 @@ type historyRead struct {
 	done   bool
 	trades []OwnTrade
 	err    error
+	reread []string // trade ids read again by id (settle.go)
 }
 
 // fetchHistory reads the trades since the cursor less the overlap. It runs
@@ -116,6 +122,17 @@ func (l *Loop) fetchHistory(ctx context.Context, r *historyRead) {
 	}
 	r.trades, r.err = l.cfg.History.OwnTrades(ctx, since)
 	r.done = true
+	if r.err != nil {
+		return
+	}
+	if ids := l.rereadIDs(l.clock.Now(), since); len(ids) > 0 {
+		more, err := l.cfg.History.(TradeRereader).TradesByID(ctx, ids)
+		if err != nil {
+			l.log.Debug().Err(err).Msg("reading trades not yet settled by id failed; trying again next cycle")
+			return
+		}
+		r.trades, r.reread = append(r.trades, more...), ids
+	}
 }
 
 // takeHistory applies a history read: each new trade of a tracked order
@@ -134,6 +151,7 @@ func (l *Loop) takeHistory(ctx context.Context, r *historyRead, now time.Time, b
 	if h.seen == nil {
 		h.seen, h.looked = map[string]time.Time{}, map[string]bool{}
 	}
+	l.noteReread(r.reread, now)
 	trades := r.trades
 	sort.SliceStable(trades, func(i, j int) bool { return trades[i].Time.Before(trades[j].Time) })
 	byID := l.trackedByID()
@@ -145,12 +163,13 @@ func (l *Loop) takeHistory(ctx context.Context, r *historyRead, now time.Time, b
 		if t.OrderID == "" {
 			continue
 		}
-		key := t.ID + "/" + strings.ToLower(t.OrderID)
+		key := t.ID + "/" + strings.ToLower(t.OrderID) + "/" + strings.ToUpper(t.Status)
 		if _, dup := h.seen[key]; dup {
 			continue
 		}
 		h.seen[key] = t.Time
-		if t.Time.After(newest) {
+		l.queueSettlement(*t)
+		if t.Time.After(newest) && !slices.Contains(r.reread, t.ID) {
 			newest = t.Time
 		}
 		if lo := byID[strings.ToLower(t.OrderID)]; lo != nil {
@@ -255,9 +274,9 @@ func (l *Loop) bringBack(ctx context.Context, id string, now time.Time, batch *B
 // unsee forgets the trades of order id, so that the next history read
 // (whose overlap covers them) takes them again.
 func (l *Loop) unsee(id string) {
-	suffix := "/" + strings.ToLower(id)
+	mid := "/" + strings.ToLower(id) + "/"
 	for k := range l.hist.seen {
-		if strings.HasSuffix(k, suffix) {
+		if strings.Contains(k, mid) {
 			delete(l.hist.seen, k)
 		}
 	}

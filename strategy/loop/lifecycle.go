@@ -42,6 +42,9 @@ func (l *Loop) Start(ctx context.Context) error {
 		}
 		l.orders[o.Hash] = &liveOrder{JournaledOrder: o, market: market}
 	}
+	if err := l.startSettlement(); err != nil {
+		return fmt.Errorf("read the trades not yet settled: %w", err)
+	}
 	batch := &Batch{Now: now}
 	rep := &CycleReport{Start: now}
 	l.readOrders(ctx, now, batch, rep, true)
@@ -51,6 +54,7 @@ func (l *Loop) Start(ctx context.Context) error {
 	if err := l.startHistory(ctx, now, batch, rep); err != nil {
 		return err
 	}
+	l.takeSettlements(now, batch, rep) // the trades of orders the history named wait for the first cycle's reads
 	if err := l.handleUnknown(ctx, batch, rep); err != nil {
 		return err
 	}
@@ -146,7 +150,7 @@ func (l *Loop) finish(rep *CycleReport) {
 	if rep.Err != nil {
 		l.lastErr, l.lastErrAt = rep.Err.Error(), now
 	}
-	st := Status{Time: now, LiveOrders: len(l.orders), LastError: l.lastErr, LastErrorAt: l.lastErrAt}
+	st := Status{Time: now, LiveOrders: len(l.orders), LastError: l.lastErr, LastErrorAt: l.lastErrAt, PendingTrades: l.pendingTrades()}
 	byMarket := make([][]*liveOrder, len(l.markets))
 	for _, lo := range l.orders {
 		if lo.market >= 0 {

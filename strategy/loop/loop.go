@@ -209,7 +209,8 @@ type Loop struct {
 	// to their market's state (observeFlow).
 	flowFed int
 
-	hist histState // the trade history's cursor and the trades already taken (history.go)
+	hist   histState   // the trade history's cursor and the trades already taken (history.go)
+	settle settleState // the trades not yet final (settle.go)
 
 	view      guardView // shared with the Guard
 	lastErr   string    // the last failed cycle's error

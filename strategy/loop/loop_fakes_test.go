@@ -183,10 +183,13 @@ type memJournal struct {
 	pos         map[string]decimal.Decimal
 	failIntents error
 	cursor      time.Time // the trade cursor (Batch.TradeCursor)
+	trades      map[string]TradeUpdate
+	reversed    int
 }
 
 func newMemJournal() *memJournal {
-	return &memJournal{orders: map[string]*JournaledOrder{}, fills: map[string]FillRecord{}, pos: map[string]decimal.Decimal{}}
+	return &memJournal{orders: map[string]*JournaledOrder{}, fills: map[string]FillRecord{}, pos: map[string]decimal.Decimal{},
+		trades: map[string]TradeUpdate{}}
 }
 
 func (j *memJournal) RecordIntents(in []Intent, now time.Time) error {
@@ -232,6 +235,21 @@ func (j *memJournal) Apply(b *Batch) error {
 			j.pos[f.TokenID] = j.pos[f.TokenID].Add(f.Size)
 		} else {
 			j.pos[f.TokenID] = j.pos[f.TokenID].Sub(f.Size)
+		}
+	}
+	for _, t := range b.Trades {
+		prev, found := j.trades[t.Key()]
+		if found && (prev.Status == exchange.TradeFailed || prev.Status == exchange.TradeConfirmed) {
+			continue
+		}
+		j.trades[t.Key()] = t
+		if t.Status == exchange.TradeFailed {
+			j.reversed++
+			if t.Side == exchange.Buy {
+				j.pos[t.TokenID] = j.pos[t.TokenID].Sub(t.Size)
+			} else {
+				j.pos[t.TokenID] = j.pos[t.TokenID].Add(t.Size)
+			}
 		}
 	}
 	for _, u := range b.Updates {
@@ -303,4 +321,22 @@ func (f fakeFinder) FindOrders(context.Context) ([]string, error) {
 	}
 	sort.Strings(ids)
 	return ids, nil
+}
+
+// OpenTrades implements SettlementJournal.
+func (j *memJournal) OpenTrades() ([]TradeUpdate, error) {
+	var out []TradeUpdate
+	for _, t := range j.trades {
+		if t.Status != exchange.TradeFailed && t.Status != exchange.TradeConfirmed {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Key() < out[b].Key() })
+	return out, nil
+}
+
+// TradeStatus implements SettlementJournal.
+func (j *memJournal) TradeStatus(tradeID, orderHash string) (string, bool, error) {
+	t, ok := j.trades[(&TradeUpdate{TradeID: tradeID, OrderHash: orderHash}).Key()]
+	return t.Status, ok, nil
 }

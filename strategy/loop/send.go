@@ -81,7 +81,7 @@ func (l *Loop) sendCancels(ctx context.Context, cancels []*liveOrder, batch *Bat
 			if notSent(r.err) {
 				continue // held back while the credentials are refused: tried again later
 			}
-			l.orderResult(false)
+			l.orderError(r.err)
 			l.tally.CancelFailed++
 			if _, throttled := throttledUntil(r.err, now); !throttled {
 				lo.suspect = true // the answer is ambiguous (the cancel may have been applied): read it
@@ -260,7 +260,7 @@ func (l *Loop) sendPlaces(ctx context.Context, intents []Intent, batch *Batch, r
 			}
 		}
 		if r.err != nil {
-			l.orderResult(false)
+			l.orderError(r.err)
 			if !isAuthRefusal(r.err) { // else the authWatch said it
 				l.log.Warn().Int("orders", len(chunk)).Err(r.err).Msg("placing a batch failed; its orders will be reconciled by hash")
 			}
@@ -339,11 +339,13 @@ func (g *throttleGate) throttled(err error, now time.Time) {
 	}
 }
 
-// throttledUntil reads a throttle out of a venue's error: a 429 (its
-// Retry-After, as the client capped it) or the rate limiter's refusal to
-// wait past a deadline. ok is false for any other error.
+// throttledUntil reads a throttle out of a venue's error: a 429, or a 425
+// or 503 (the exchange not ready: exchange.ErrNotReady), for its
+// Retry-After as the client capped it (a second without one), or the rate
+// limiter's refusal to wait past a deadline. ok is false for any other
+// error.
 func throttledUntil(err error, now time.Time) (until time.Time, ok bool) {
-	if !errors.Is(err, exchange.ErrRateLimited) {
+	if !errors.Is(err, exchange.ErrRateLimited) && !errors.Is(err, exchange.ErrNotReady) {
 		return time.Time{}, false
 	}
 	wait := exchange.DefaultRetryAfter
@@ -364,6 +366,41 @@ func (l *Loop) finalise(lo *liveOrder, u Update, batch *Batch) {
 	batch.Updates = append(batch.Updates, u)
 	delete(l.orders, lo.Hash)
 	l.view.drop(lo.Hash)
+}
+
+// orderError counts a failed order call against the kill switch's error
+// limits, except when the exchange said it is not ready (425, 503): that is
+// a pause to wait out (the loop holds its sends until its Retry-After), not
+// an error of ours. Either way an answer of an exchange that is away (not
+// ready, 5xx, no answer) tells the kill switch it is not answering normally.
+func (l *Loop) orderError(err error) {
+	if l.cfg.Kill == nil {
+		return
+	}
+	now := l.clock.Now()
+	gone := away(err)
+	if gone {
+		l.cfg.Kill.OnExchange(false, now)
+	}
+	if errors.Is(err, exchange.ErrNotReady) {
+		return
+	}
+	l.cfg.Kill.OnOrderFailure(gone, now)
+}
+
+// away reports whether err says the exchange is away: not ready, a server
+// error, or no HTTP answer at all (not the rate limiter's own refusal, nor
+// a cancelled context).
+func away(err error) bool {
+	var ae *exchange.APIError
+	var we *exchange.WaitError
+	switch {
+	case errors.Is(err, exchange.ErrNotReady), errors.Is(err, exchange.ErrServer):
+		return true
+	case errors.As(err, &ae), errors.As(err, &we), errors.Is(err, context.Canceled):
+		return false
+	}
+	return true
 }
 
 func (l *Loop) orderResult(ok bool) {

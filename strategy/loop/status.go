@@ -33,6 +33,13 @@ type Tally struct {
 	RealizedPnL   decimal.Decimal
 	MarkedPnL     decimal.Decimal // realized + unrealized, since the start
 	LastCycleTime time.Duration
+	// Reversed counts the fills taken back because their trade failed at
+	// settlement, ReversedVolume their shares (settle.go).
+	Reversed       int
+	ReversedVolume decimal.Decimal
+	// AutoClears counts the kill-switch trips that cleared by themselves
+	// once the exchange was back (risk.KillConfig.AutoClearAfter).
+	AutoClears int
 }
 
 // MarketStatus is one market's line of the live status.
@@ -109,6 +116,9 @@ type Status struct {
 	// when; it stays until a newer one replaces it.
 	LastError   string
 	LastErrorAt time.Time
+	// PendingTrades is how many trades of ours are not final yet (MATCHED,
+	// MINED or RETRYING): their fills are booked as pending.
+	PendingTrades int
 }
 
 // AtRisk returns the collateral in use over every market: the sum of the
@@ -148,6 +158,9 @@ type CycleReport struct {
 	// fair value at the cycle's snapshot (so a horizon is rounded up to the
 	// first cycle at or after it).
 	Markouts []strategy.Markout
+	// Reversed are the trades that failed at settlement in the cycle: each
+	// one's fill was taken back.
+	Reversed []TradeUpdate
 	Status   *Status
 }
 

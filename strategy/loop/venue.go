@@ -98,6 +98,9 @@ type Batch struct {
 	Revived []string
 	Updates []Update
 	Fills   []FillRecord
+	// Trades are settlement statuses of our trades that changed, applied
+	// after the fills (settle.go): a FAILED one takes its fill back.
+	Trades []TradeUpdate
 	// TradeCursor, when not zero, is the trade history's new cursor: the
 	// newest trade the loop took (Config.History).
 	TradeCursor time.Time
@@ -106,7 +109,8 @@ type Batch struct {
 
 // Empty reports whether b has nothing to write.
 func (b *Batch) Empty() bool {
-	return len(b.Sent) == 0 && len(b.Revived) == 0 && len(b.Updates) == 0 && len(b.Fills) == 0 && b.TradeCursor.IsZero()
+	return len(b.Sent) == 0 && len(b.Revived) == 0 && len(b.Updates) == 0 && len(b.Fills) == 0 && len(b.Trades) == 0 &&
+		b.TradeCursor.IsZero()
 }
 
 // JournaledOrder is a journaled order, as the loop needs it back after a

@@ -10,12 +10,14 @@ import (
 type holding struct {
 	balance  int64
 	reserved int64 // shares locked by open SELL orders
+	pending  int64 // shares bought in fills not yet settled (settle.go)
 }
 
 // account holds the balances of one owner.
 type account struct {
 	collateral int64
 	reserved   int64 // collateral locked by open BUY orders
+	pending    int64 // collateral received in fills not yet settled (settle.go)
 	shares     map[string]*holding
 }
 
@@ -34,10 +36,14 @@ type Balance struct {
 	ReservedCollateral int64
 	Shares             map[string]int64 // token id -> balance (zero balances left out)
 	ReservedShares     map[string]int64
+	// PendingCollateral and PendingShares are received in fills not yet
+	// settled (Hold): counted in the balances, not usable yet.
+	PendingCollateral int64
+	PendingShares     map[string]int64
 }
 
 // Available is the collateral not reserved by open orders.
-func (b Balance) Available() int64 { return b.Collateral - b.ReservedCollateral }
+func (b Balance) Available() int64 { return b.Collateral - b.ReservedCollateral - b.PendingCollateral }
 
 func (e *Engine) acct(id string) *account {
 	a := e.accounts[id]
@@ -72,7 +78,7 @@ func (e *Engine) Split(accountID, marketID string, amount int64) error {
 		return fmt.Errorf("split %d: %w", amount, ErrBadAmount)
 	}
 	a := e.acct(accountID)
-	if a.collateral-a.reserved < amount {
+	if a.collateral-a.reserved-a.pending < amount {
 		return fmt.Errorf("split %d: %w", amount, ErrBalance)
 	}
 	a.collateral -= amount
@@ -94,7 +100,7 @@ func (e *Engine) Merge(accountID, marketID string, amount int64) error {
 	}
 	a := e.acct(accountID)
 	h0, h1 := a.holding(m.tokens[0]), a.holding(m.tokens[1])
-	if h0.balance-h0.reserved < amount || h1.balance-h1.reserved < amount {
+	if h0.balance-h0.reserved-h0.pending < amount || h1.balance-h1.reserved-h1.pending < amount {
 		return fmt.Errorf("merge %d: %w", amount, ErrBalance)
 	}
 	h0.balance -= amount
@@ -115,6 +121,8 @@ func (e *Engine) Balance(accountID string) (Balance, bool) {
 		ReservedCollateral: a.reserved,
 		Shares:             map[string]int64{},
 		ReservedShares:     map[string]int64{},
+		PendingCollateral:  a.pending,
+		PendingShares:      map[string]int64{},
 	}
 	for tok, h := range a.shares {
 		if h.balance != 0 {
@@ -122,6 +130,9 @@ func (e *Engine) Balance(accountID string) (Balance, bool) {
 		}
 		if h.reserved != 0 {
 			b.ReservedShares[tok] = h.reserved
+		}
+		if h.pending != 0 {
+			b.PendingShares[tok] = h.pending
 		}
 	}
 	return b, true
@@ -154,14 +165,14 @@ func (e *Engine) reserve(o *Order) error {
 	a := e.acct(o.Account)
 	if o.Side == Buy {
 		need := notional(o.Size, o.Price)
-		if free := a.collateral - a.reserved; free < need {
+		if free := a.collateral - a.reserved - a.pending; free < need {
 			return fmt.Errorf("%w: order needs %s collateral, %s available", ErrBalance, exchange.Fixed(need), exchange.Fixed(free))
 		}
 		a.reserved += need
 		return nil
 	}
 	h := a.holding(o.Token)
-	if free := h.balance - h.reserved; free < o.Size {
+	if free := h.balance - h.reserved - h.pending; free < o.Size {
 		return fmt.Errorf("%w: order needs %s shares, %s available", ErrBalance, exchange.Fixed(o.Size), exchange.Fixed(free))
 	}
 	h.reserved += o.Size

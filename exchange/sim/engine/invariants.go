@@ -30,11 +30,11 @@ func (e *Engine) CheckInvariants() error {
 	}
 	shares := map[string]int64{}
 	for id, a := range e.accounts {
-		if a.collateral < 0 || a.reserved < 0 || a.reserved > a.collateral {
+		if a.collateral < 0 || a.reserved < 0 || a.pending < 0 || a.reserved+a.pending > a.collateral {
 			return fmt.Errorf("account %s: collateral %d reserved %d", id, a.collateral, a.reserved)
 		}
 		for tok, h := range a.shares {
-			if h.balance < 0 || h.reserved < 0 || h.reserved > h.balance {
+			if h.balance < 0 || h.reserved < 0 || h.pending < 0 || h.reserved+h.pending > h.balance {
 				return fmt.Errorf("account %s token %s: balance %d reserved %d", id, tok, h.balance, h.reserved)
 			}
 			shares[tok] += h.balance
