@@ -155,10 +155,11 @@ func ValidateBook(b *OrderBook) error {
 	}{{"bids", b.Bids}, {"asks", b.Asks}} {
 		dir := 0 // +1 rising, −1 falling, 0 not known yet
 		for i, l := range side.levels {
+			inRange, onGrid := checkPrice(l.Price)
 			switch {
-			case !tame(l.Price) || l.Price.LessThan(MinTick) || l.Price.GreaterThan(maxPrice):
+			case !inRange:
 				return bad(InvalidPrice, "%s[%d].price %s is outside [0.0001, 0.9999]", side.name, i, quoteValue(l.Price))
-			case !l.Price.Mod(MinTick).IsZero():
+			case !onGrid:
 				return bad(InvalidPrice, "%s[%d].price %s is off the 0.0001 grid", side.name, i, quoteValue(l.Price))
 			case l.Size.IsNegative():
 				return bad(InvalidSize, "%s[%d].size %s is negative", side.name, i, quoteValue(l.Size))
@@ -184,6 +185,30 @@ func ValidateBook(b *OrderBook) error {
 		}
 	}
 	return nil
+}
+
+// Base units of MinTick and maxPrice.
+const (
+	minTickUnits  = FixedScale / 10_000
+	maxPriceUnits = FixedScale - minTickUnits
+)
+
+// checkPrice reports whether a level's price is tame and in [MinTick,
+// maxPrice], and if so whether it is on the MinTick grid. A price of at most six
+// decimals (every price the exchange sends) is checked in base units, with
+// no allocation; any other in decimals.
+func checkPrice(p decimal.Decimal) (inRange, onGrid bool) {
+	if !tame(p) {
+		return false, false
+	}
+	if f, err := FixedFromDecimal(p); err == nil {
+		in := f >= minTickUnits && f <= maxPriceUnits
+		return in, in && f%minTickUnits == 0
+	}
+	if p.LessThan(MinTick) || p.GreaterThan(maxPrice) {
+		return false, false
+	}
+	return true, p.Mod(MinTick).IsZero()
 }
 
 // bestLevel returns the highest (bids) or lowest (asks) price of a side.
