@@ -257,6 +257,7 @@ func (r *Replay) show(e recording.Event) {
 				mk.unsorted = true
 			}
 			mk.tape[mk.head] = tt
+			r.tapeVer++
 			mk.head = (mk.head + 1) % len(mk.tape)
 			mk.n = min(mk.n+1, len(mk.tape))
 		}

@@ -137,6 +137,8 @@ type Replay struct {
 	rewardBuf  []fillmodel.OrderState
 	restBuf    []fillmodel.OrderState
 	tapeSel    []*replayMarket // Trades' markets, reused
+	tapeVer    uint64          // counts the trades shown to the strategy
+	tapeMemo   tapeMemo        // Trades' last merge
 }
 
 // finalOrder is an order that became final at a time.

@@ -64,3 +64,24 @@ func mergeNewest(mks []*replayMarket, side exchange.Side, limit int) []exchange.
 	}
 	return out
 }
+
+// tapeMemo keeps the last merge of Trades: the loop asks for the same
+// markets' tape every cycle, and it changes only when a trade is shown.
+type tapeMemo struct {
+	ok    bool
+	ver   uint64
+	mks   []*replayMarket
+	side  exchange.Side
+	limit int
+	out   []exchange.Trade
+}
+
+// merge returns mergeNewest(mks, side, limit), from the memo when nothing
+// changed since the last call (ver counts the trades shown); always a
+// copy, which the caller may sort.
+func (m *tapeMemo) merge(ver uint64, mks []*replayMarket, side exchange.Side, limit int) []exchange.Trade {
+	if !m.ok || m.ver != ver || m.side != side || m.limit != limit || !slices.Equal(m.mks, mks) {
+		*m = tapeMemo{ok: true, ver: ver, mks: append(m.mks[:0], mks...), side: side, limit: limit, out: mergeNewest(mks, side, limit)}
+	}
+	return slices.Clone(m.out)
+}

@@ -67,3 +67,41 @@ func TestMergeNewestIsTheStableSort(t *testing.T) {
 		}
 	}
 }
+
+// TestTapeMemo checks that the memo of Trades answers the merge of the
+// tapes as they are: again after a trade is shown (the version moves),
+// for other parameters, and unchanged by a caller sorting its copy.
+func TestTapeMemo(t *testing.T) {
+	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	mks := []*replayMarket{{tape: make([]*tapeTrade, 4)}, {tape: make([]*tapeTrade, 4)}}
+	var ver uint64
+	add := func(m int, sec int, sd exchange.Side) {
+		mk := mks[m]
+		mk.tape[mk.head] = &tapeTrade{at: t0.Add(time.Duration(sec) * time.Second), tr: exchange.Trade{Side: sd, Timestamp: int64(sec), Asset: fmt.Sprint(m)}}
+		mk.head = (mk.head + 1) % len(mk.tape)
+		mk.n = min(mk.n+1, len(mk.tape))
+		ver++
+	}
+	var memo tapeMemo
+	check := func(step string, sel []*replayMarket, side exchange.Side, limit int) {
+		t.Helper()
+		got := memo.merge(ver, sel, side, limit)
+		if want := sortNewest(sel, side, limit); !slices.Equal(got, want) {
+			t.Fatalf("%s: got %v, want %v", step, got, want)
+		}
+		slices.Reverse(got) // the caller's copy: the memo must not see it
+	}
+	add(0, 1, exchange.Buy)
+	add(1, 2, exchange.Sell)
+	check("first", mks, "", 3)
+	check("again", mks, "", 3)
+	add(0, 3, exchange.Sell)
+	check("after a trade", mks, "", 3)
+	check("one side", mks, exchange.Sell, 3)
+	check("smaller limit", mks, exchange.Sell, 1)
+	check("one market", mks[1:], "", 3)
+	for i := range 6 {
+		add(i%2, 4+i, exchange.Buy)
+		check(fmt.Sprintf("trade %d", i), mks, "", 5)
+	}
+}

@@ -104,7 +104,7 @@ func addOwnLevel(levels []exchange.PriceLevel, price, size exchange.Fixed, desc 
 //
 // Each market's tape is in time order as recorded, so the markets' tapes
 // are merged from the newest end and only the newest p.Limit trades are
-// read (tape_merge.go); a market whose recording put a trade before its
+// read (tape_merge.go), once per change of the tapes; a market whose recording put a trade before its
 // predecessor falls back to a stable sort of everything picked.
 func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error) {
 	if err := ctx.Err(); err != nil {
@@ -126,7 +126,7 @@ func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchang
 	}
 	r.tapeSel = sel
 	if sorted {
-		return mergeNewest(sel, p.Side, limit), nil
+		return r.tapeMemo.merge(r.tapeVer, sel, p.Side, limit), nil
 	}
 	var picked []*tapeTrade
 	for _, mk := range sel {
