@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -154,47 +155,118 @@ func ValidateBook(b *OrderBook) error {
 		levels []PriceLevel
 	}{{"bids", b.Bids}, {"asks", b.Asks}} {
 		dir := 0 // +1 rising, −1 falling, 0 not known yet
+		var prev fixedPrice
 		for i, l := range side.levels {
+			fp, inRange, onGrid := checkPrice(l.Price)
 			switch {
-			case !tame(l.Price) || l.Price.LessThan(MinTick) || l.Price.GreaterThan(maxPrice):
+			case !inRange:
 				return bad(InvalidPrice, "%s[%d].price %s is outside [0.0001, 0.9999]", side.name, i, quoteValue(l.Price))
-			case !l.Price.Mod(MinTick).IsZero():
+			case !onGrid:
 				return bad(InvalidPrice, "%s[%d].price %s is off the 0.0001 grid", side.name, i, quoteValue(l.Price))
-			case l.Size.IsNegative():
-				return bad(InvalidSize, "%s[%d].size %s is negative", side.name, i, quoteValue(l.Size))
-			case !tame(l.Size) || l.Size.GreaterThan(MaxLevelSize):
-				return bad(InvalidSize, "%s[%d].size %s is above %s shares", side.name, i, quoteValue(l.Size), MaxLevelSize)
-			case l.Size.Exponent() < -FixedDecimals && !l.Size.Equal(l.Size.Truncate(FixedDecimals)):
-				return bad(InvalidSize, "%s[%d].size %s has more than %d decimals", side.name, i, quoteValue(l.Size), FixedDecimals)
 			}
-			if i == 0 {
-				continue
+			if err := checkSize(l.Size); err != "" {
+				return bad(InvalidSize, "%s[%d].size %s %s", side.name, i, quoteValue(l.Size), err)
 			}
-			c := l.Price.Cmp(side.levels[i-1].Price)
-			if c == 0 || (dir != 0 && c != dir) {
-				return bad(InvalidUnsorted, "%s[%d].price %s after %s: the levels are not sorted", side.name, i,
-					quoteValue(l.Price), quoteValue(side.levels[i-1].Price))
+			if i > 0 {
+				c := fp.cmp(prev)
+				if c == 0 || (dir != 0 && c != dir) {
+					return bad(InvalidUnsorted, "%s[%d].price %s after %s: the levels are not sorted", side.name, i,
+						quoteValue(l.Price), quoteValue(side.levels[i-1].Price))
+				}
+				dir = c
 			}
-			dir = c
+			prev = fp
 		}
 	}
 	if bid, ok := bestLevel(b.Bids, true); ok {
-		if ask, ok := bestLevel(b.Asks, false); ok && bid.GreaterThanOrEqual(ask) {
-			return bad(InvalidCrossed, "best bid %s is not below best ask %s", quoteValue(bid), quoteValue(ask))
+		if ask, ok := bestLevel(b.Asks, false); ok && bid.cmp(ask) >= 0 {
+			return bad(InvalidCrossed, "best bid %s is not below best ask %s", quoteValue(bid.d), quoteValue(ask.d))
 		}
 	}
 	return nil
 }
 
-// bestLevel returns the highest (bids) or lowest (asks) price of a side.
-func bestLevel(levels []PriceLevel, high bool) (decimal.Decimal, bool) {
-	if len(levels) == 0 {
-		return decimal.Zero, false
+// fixedPrice is a checked level's price, with its base units when it has
+// at most six decimals (ok), so that comparisons need no decimal
+// arithmetic.
+type fixedPrice struct {
+	d  decimal.Decimal
+	f  Fixed
+	ok bool
+}
+
+func (a fixedPrice) cmp(b fixedPrice) int {
+	if a.ok && b.ok {
+		return cmp.Compare(a.f, b.f)
 	}
-	best := levels[0].Price
+	return a.d.Cmp(b.d)
+}
+
+// maxLevelUnits is MaxLevelSize in base units.
+const maxLevelUnits = 1_000_000_000 * FixedScale
+
+// checkSize returns why a level's size is invalid (the end of the error's
+// detail), or "" when it is not: negative, untame or above MaxLevelSize,
+// more than six decimals. A size of at most six decimals is checked in
+// base units.
+func checkSize(sz decimal.Decimal) string {
+	if f, err := FixedFromDecimal(sz); err == nil && tame(sz) {
+		switch {
+		case f < 0:
+			return "is negative"
+		case f > maxLevelUnits:
+			return fmt.Sprintf("is above %s shares", MaxLevelSize)
+		}
+		return ""
+	}
+	switch {
+	case sz.IsNegative():
+		return "is negative"
+	case !tame(sz) || sz.GreaterThan(MaxLevelSize):
+		return fmt.Sprintf("is above %s shares", MaxLevelSize)
+	case sz.Exponent() < -FixedDecimals && !sz.Equal(sz.Truncate(FixedDecimals)):
+		return fmt.Sprintf("has more than %d decimals", FixedDecimals)
+	}
+	return ""
+}
+
+// Base units of MinTick and maxPrice.
+const (
+	minTickUnits  = FixedScale / 10_000
+	maxPriceUnits = FixedScale - minTickUnits
+)
+
+// checkPrice reports whether a level's price is tame and in [MinTick,
+// maxPrice], and if so whether it is on the MinTick grid. A price of at most six
+// decimals (every price the exchange sends) is checked in base units, with
+// no allocation; any other in decimals.
+func checkPrice(p decimal.Decimal) (fp fixedPrice, inRange, onGrid bool) {
+	fp.d = p
+	if !tame(p) {
+		return fp, false, false
+	}
+	if f, err := FixedFromDecimal(p); err == nil {
+		fp.f, fp.ok = f, true
+		in := f >= minTickUnits && f <= maxPriceUnits
+		return fp, in, in && f%minTickUnits == 0
+	}
+	if p.LessThan(MinTick) || p.GreaterThan(maxPrice) {
+		return fp, false, false
+	}
+	return fp, true, p.Mod(MinTick).IsZero()
+}
+
+// bestLevel returns the highest (bids) or lowest (asks) price of a side
+// whose prices passed checkPrice.
+func bestLevel(levels []PriceLevel, high bool) (fixedPrice, bool) {
+	if len(levels) == 0 {
+		return fixedPrice{}, false
+	}
+	best, _, _ := checkPrice(levels[0].Price)
 	for _, l := range levels[1:] {
-		if (high && l.Price.GreaterThan(best)) || (!high && l.Price.LessThan(best)) {
-			best = l.Price
+		p, _, _ := checkPrice(l.Price)
+		if c := p.cmp(best); (high && c > 0) || (!high && c < 0) {
+			best = p
 		}
 	}
 	return best, true

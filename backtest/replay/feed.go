@@ -252,7 +252,12 @@ func (r *Replay) show(e recording.Event) {
 	case recording.KindTrade:
 		if tok := r.tokens[e.Trade.TokenID]; tok != nil {
 			mk := tok.mk
-			mk.tape[mk.head] = newTapeTrade(tok, e.Trade)
+			tt := newTapeTrade(tok, e.Trade)
+			if mk.n > 0 && tt.at.Before(mk.newest().at) {
+				mk.unsorted = true
+			}
+			mk.tape[mk.head] = tt
+			r.tapeVer++
 			mk.head = (mk.head + 1) % len(mk.tape)
 			mk.n = min(mk.n+1, len(mk.tape))
 		}

@@ -136,6 +136,9 @@ type Replay struct {
 	nextReward time.Time
 	rewardBuf  []fillmodel.OrderState
 	restBuf    []fillmodel.OrderState
+	tapeSel    []*replayMarket // Trades' markets, reused
+	tapeVer    uint64          // counts the trades shown to the strategy
+	tapeMemo   tapeMemo        // Trades' last merge
 }
 
 // finalOrder is an order that became final at a time.
@@ -153,6 +156,9 @@ type replayMarket struct {
 	tape  []*tapeTrade // ring
 	head  int
 	n     int
+	// unsorted is set once a trade came in with a time before its
+	// predecessor's on the tape: Trades then sorts instead of merging.
+	unsorted bool
 }
 
 // tapeTrade is one recorded trade in the data API's shape.

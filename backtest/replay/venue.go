@@ -99,7 +99,13 @@ func addOwnLevel(levels []exchange.PriceLevel, price, size exchange.Fixed, desc 
 // in the data API's shape (asset "<condition_id>:<outcome_index>", Unix
 // seconds): the newest p.Limit trades (default 100; at most
 // Config.TapeSize per market) of the markets in p.Market (all when
-// empty) and of side p.Side (any when empty), oldest first.
+// empty) and of side p.Side (any when empty), oldest first; trades at the
+// same time in the order of the markets, then of the tape.
+//
+// Each market's tape is in time order as recorded, so the markets' tapes
+// are merged from the newest end and only the newest p.Limit trades are
+// read (tape_merge.go), once per change of the tapes; a market whose recording put a trade before its
+// predecessor falls back to a stable sort of everything picked.
 func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -109,11 +115,21 @@ func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchang
 	if p.Limit != nil {
 		limit = *p.Limit
 	}
-	var picked []*tapeTrade
+	sel := r.tapeSel[:0]
+	sorted := true
 	for _, mk := range r.markets {
 		if len(p.Market) > 0 && !slices.Contains(p.Market, mk.m.ConditionID) {
 			continue
 		}
+		sel = append(sel, mk)
+		sorted = sorted && !mk.unsorted
+	}
+	r.tapeSel = sel
+	if sorted {
+		return r.tapeMemo.merge(r.tapeVer, sel, p.Side, limit), nil
+	}
+	var picked []*tapeTrade
+	for _, mk := range sel {
 		for i := mk.n; i > 0; i-- { // oldest first
 			tt := mk.tape[(mk.head-i+len(mk.tape))%len(mk.tape)]
 			if p.Side == "" || tt.tr.Side == p.Side {
@@ -121,7 +137,7 @@ func (r *Replay) Trades(ctx context.Context, p exchange.TradesParams) ([]exchang
 			}
 		}
 	}
-	if len(r.markets) > 1 {
+	if len(sel) > 1 {
 		slices.SortStableFunc(picked, func(a, b *tapeTrade) int { return a.at.Compare(b.at) })
 	}
 	if len(picked) > limit {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -80,6 +82,7 @@ type backtestFlags struct {
 	json      bool
 	parquet   bool          // also write the results as Parquet into out
 	interval  time.Duration // sampling interval of the series; 0 chooses from the recording's span
+	cpuProf   string        // write a CPU profile of the run to this file
 }
 
 func newBacktestCmd(e *env) *cobra.Command {
@@ -114,7 +117,17 @@ func newBacktestCmd(e *env) *cobra.Command {
 	fs.DurationVar(&bf.interval, "interval", 0, "sampling interval of the series, the plots and Sharpe/Sortino (default: from the recording's span, 1s to 1m)")
 	fs.BoolVar(&bf.json, "json", false, "print JSON instead of tables")
 	fs.BoolVar(&bf.parquet, "parquet", false, "with --out: also write the results as Parquet (fills, series, totals; sweep.parquet for a sweep)")
-	cmd.RunE = func(*cobra.Command, []string) error { return runBacktest(e, fs, bf) }
+	fs.StringVar(&bf.cpuProf, "cpuprofile", "", "write a CPU profile of the run to `file` (go tool pprof)")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if bf.cpuProf == "" {
+			return runBacktest(e, fs, bf)
+		}
+		stop, err := startCPUProfile(bf.cpuProf)
+		if err != nil {
+			return err
+		}
+		return errors.Join(runBacktest(e, fs, bf), stop())
+	}
 	return cmd
 }
 
@@ -483,4 +496,24 @@ func reportNames(markets []strategy.Market) marketNames {
 		}
 	}
 	return n
+}
+
+// startCPUProfile starts a CPU profile written to path; stop ends it and
+// closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		return nil
+	}, nil
 }

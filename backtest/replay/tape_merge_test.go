@@ -1,0 +1,107 @@
+package replay
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mmbot/mmbot/exchange"
+)
+
+// sortNewest is the reference mergeNewest replaces: every picked trade of
+// every tape, oldest first, stable-sorted by time, the last limit kept.
+func sortNewest(mks []*replayMarket, side exchange.Side, limit int) []exchange.Trade {
+	var picked []*tapeTrade
+	for _, mk := range mks {
+		for i := mk.n - 1; i >= 0; i-- {
+			if tt := mk.tapeAt(i); side == "" || tt.tr.Side == side {
+				picked = append(picked, tt)
+			}
+		}
+	}
+	slices.SortStableFunc(picked, func(a, b *tapeTrade) int { return a.at.Compare(b.at) })
+	picked = picked[len(picked)-min(limit, len(picked)):]
+	out := make([]exchange.Trade, len(picked))
+	for i, tt := range picked {
+		out[i] = tt.tr
+	}
+	return out
+}
+
+// TestMergeNewestIsTheStableSort checks, on random tapes (rings that
+// wrapped or not, many trades at the same second, both sides, empty
+// markets), that merging from the newest end returns what the stable sort
+// of all picked trades does, for limits below, at and above the total.
+func TestMergeNewestIsTheStableSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	for trial := range 500 {
+		size := 1 + rng.IntN(8)
+		mks := make([]*replayMarket, 1+rng.IntN(5))
+		id := 0
+		for m := range mks {
+			mk := &replayMarket{tape: make([]*tapeTrade, size)}
+			at := t0
+			for range rng.IntN(3 * size) {
+				at = at.Add(time.Duration(rng.IntN(3)) * time.Second) // ties are common
+				sd := exchange.Buy
+				if rng.IntN(2) == 0 {
+					sd = exchange.Sell
+				}
+				id++
+				mk.tape[mk.head] = &tapeTrade{at: at, tr: exchange.Trade{Side: sd, Asset: fmt.Sprint(m), Timestamp: int64(id)}}
+				mk.head = (mk.head + 1) % size
+				mk.n = min(mk.n+1, size)
+			}
+			mks[m] = mk
+		}
+		for _, side := range []exchange.Side{"", exchange.Buy, exchange.Sell} {
+			for _, limit := range []int{0, 1, 2, 3, 5, 8, 100} {
+				got, want := mergeNewest(mks, side, limit), sortNewest(mks, side, limit)
+				if !slices.Equal(got, want) {
+					t.Fatalf("trial %d side %q limit %d:\n got %v\nwant %v", trial, side, limit, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestTapeMemo checks that the memo of Trades answers the merge of the
+// tapes as they are: again after a trade is shown (the version moves),
+// for other parameters, and unchanged by a caller sorting its copy.
+func TestTapeMemo(t *testing.T) {
+	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	mks := []*replayMarket{{tape: make([]*tapeTrade, 4)}, {tape: make([]*tapeTrade, 4)}}
+	var ver uint64
+	add := func(m int, sec int, sd exchange.Side) {
+		mk := mks[m]
+		mk.tape[mk.head] = &tapeTrade{at: t0.Add(time.Duration(sec) * time.Second), tr: exchange.Trade{Side: sd, Timestamp: int64(sec), Asset: fmt.Sprint(m)}}
+		mk.head = (mk.head + 1) % len(mk.tape)
+		mk.n = min(mk.n+1, len(mk.tape))
+		ver++
+	}
+	var memo tapeMemo
+	check := func(step string, sel []*replayMarket, side exchange.Side, limit int) {
+		t.Helper()
+		got := memo.merge(ver, sel, side, limit)
+		if want := sortNewest(sel, side, limit); !slices.Equal(got, want) {
+			t.Fatalf("%s: got %v, want %v", step, got, want)
+		}
+		slices.Reverse(got) // the caller's copy: the memo must not see it
+	}
+	add(0, 1, exchange.Buy)
+	add(1, 2, exchange.Sell)
+	check("first", mks, "", 3)
+	check("again", mks, "", 3)
+	add(0, 3, exchange.Sell)
+	check("after a trade", mks, "", 3)
+	check("one side", mks, exchange.Sell, 3)
+	check("smaller limit", mks, exchange.Sell, 1)
+	check("one market", mks[1:], "", 3)
+	for i := range 6 {
+		add(i%2, 4+i, exchange.Buy)
+		check(fmt.Sprintf("trade %d", i), mks, "", 5)
+	}
+}
