@@ -89,27 +89,6 @@ func TestWithEndDate(t *testing.T) {
 	}
 }
 
-func TestOrderScoreAndQMin(t *testing.T) {
-	scores := []struct{ v, s, want float64 }{
-		{3, 0, 1}, {3, 1, 4.0 / 9}, {3, 2.999, (0.001 / 3) * (0.001 / 3)}, {3, 3, 0}, {3, 4, 0}, {0, 0, 0}, {3, -1, 0},
-	}
-	for _, c := range scores {
-		approx(t, "S", OrderScore(c.v, c.s), c.want, 1e-15)
-	}
-	qs := []struct{ q1, q2, mid, want float64 }{
-		{90, 30, 0.5, 30},  // max(min 30, max(30, 10))
-		{90, 0, 0.5, 30},   // one-sided counts at a third inside [0.10, 0.90]
-		{60, 45, 0.5, 45},  // max(45, max(20, 15))
-		{90, 0, 0.95, 0},   // outside, only two-sided counts
-		{90, 40, 0.05, 40}, // min
-		{90, 0, 0.10, 30},  // the bounds are inside
-		{90, 0, 0.90, 30},
-	}
-	for _, c := range qs {
-		approx(t, "QMin", QMin(c.q1, c.q2, c.mid), c.want, 1e-12)
-	}
-}
-
 func TestWithRewards(t *testing.T) {
 	bands := func(offs ...float64) Model {
 		m, err := NewBands(BandsParams{Offsets: offs, Sizes: []float64{10, 10}[:len(offs)]})
@@ -130,24 +109,24 @@ func TestWithRewards(t *testing.T) {
 	}{
 		// Mid 0.50, v = 0.03, allowed 0.03 − tick = 0.02: level 1 (0.45/0.55)
 		// is pulled in to 0.48/0.52, sizes rise to 20.
-		{"pull in and size up", bands(0.01, 0.05), RewardParams{Enabled: true}, "0.49", "0.51", terms, []dq{
+		{"pull in and size up", bands(0.01, 0.05), RewardParams{Enabled: true, Always: true}, "0.49", "0.51", terms, []dq{
 			{Yes, "BUY", 0.49, 20, 0}, {No, "BUY", 0.49, 20, 0}, {Yes, "BUY", 0.48, 20, 1}, {No, "BUY", 0.48, 20, 1},
 		}},
-		{"merge levels that meet", bands(0.03, 0.05), RewardParams{Enabled: true}, "0.49", "0.51", terms, []dq{
+		{"merge levels that meet", bands(0.03, 0.05), RewardParams{Enabled: true, Always: true}, "0.49", "0.51", terms, []dq{
 			{Yes, "BUY", 0.48, 40, 0}, {No, "BUY", 0.48, 40, 0},
 		}},
 		{"disabled", bands(0.01, 0.05), RewardParams{}, "0.49", "0.51", terms, []dq{
 			{Yes, "BUY", 0.49, 10, 0}, {No, "BUY", 0.49, 10, 0}, {Yes, "BUY", 0.45, 10, 1}, {No, "BUY", 0.45, 10, 1},
 		}},
-		{"no reward program", bands(0.05), RewardParams{Enabled: true}, "0.49", "0.51", RewardTerms{}, []dq{
+		{"no reward program", bands(0.05), RewardParams{Enabled: true, Always: true}, "0.49", "0.51", RewardTerms{}, []dq{
 			{Yes, "BUY", 0.45, 10, 0}, {No, "BUY", 0.45, 10, 0},
 		}},
 		// Mid 0.95 is outside [0.10, 0.90]: a one-sided model gets its
 		// missing ask added at mid + allowed = 0.97 (a NO bid at 0.03).
-		{"two-sided outside the band", stub{{Outcome: Yes, Side: exchange.Buy, Price: 0.93, Size: 5}}, RewardParams{Enabled: true}, "0.94", "0.96", terms, []dq{
+		{"two-sided outside the band", stub{{Outcome: Yes, Side: exchange.Buy, Price: 0.93, Size: 5}}, RewardParams{Enabled: true, Always: true}, "0.94", "0.96", terms, []dq{
 			{Yes, "BUY", 0.93, 20, 0}, {No, "BUY", 0.03, 20, 0},
 		}},
-		{"one-sided inside the band stays", stub{{Outcome: Yes, Side: exchange.Buy, Price: 0.48, Size: 25}}, RewardParams{Enabled: true}, "0.49", "0.51", terms, []dq{
+		{"one-sided inside the band stays", stub{{Outcome: Yes, Side: exchange.Buy, Price: 0.48, Size: 25}}, RewardParams{Enabled: true, Always: true}, "0.49", "0.51", terms, []dq{
 			{Yes, "BUY", 0.48, 25, 0},
 		}},
 	}
@@ -155,7 +134,11 @@ func TestWithRewards(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := book("0.01", c.yb, c.ya, "", "")
 			s.Rewards = c.terms
-			checkQuotes(t, WithRewards(c.m, c.p).Quote(nil, s, nil), c.want)
+			w, err := WithRewards(c.m, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkQuotes(t, w.Quote(nil, s, nil), c.want)
 		})
 	}
 }
