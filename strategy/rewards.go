@@ -175,4 +175,3 @@ func mergeSamePrice(dst []Desired, from int) []Desired {
 	}
 	return dst[:out]
 }
-
