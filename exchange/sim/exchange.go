@@ -62,6 +62,7 @@ type Exchange struct {
 	orders  map[string]*orderRecord
 	data    *ledger
 	flow    *flow
+	rewards *rewards
 
 	srvMu   sync.Mutex
 	srv     *http.Server
@@ -112,6 +113,7 @@ func New(cfg Config) (*Exchange, error) {
 		byToken: map[string]*mstate{},
 		orders:  map[string]*orderRecord{},
 		data:    newLedger(),
+		rewards: newRewards(cfg.Start),
 		stop:    make(chan struct{}),
 	}
 	e.accts = newAccounts(cfg.Rand)
@@ -213,6 +215,7 @@ func (e *Exchange) stepLocked(dt time.Duration) {
 		}
 	}
 	e.flow.step(dt, now)
+	e.rewards.sample(e, now)
 }
 
 // Resolve closes and resolves a market now: open orders are cancelled and
