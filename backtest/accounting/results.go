@@ -70,8 +70,11 @@ type Results struct {
 
 	Markouts []MarkoutStats        // at 1 s, 10 s and 60 s
 	Rates    []RateUse             // orders and cancels sent against each cap
-	Reward   fillmodel.RewardScore // summed over samples
-	Samples  int                   // reward samples taken
+	// Reward is the liquidity-reward score summed over the samples of
+	// every market, and Reward.Earned our pro-rata part of their pools
+	// (collateral, not in PnL: see RewardEarned).
+	Reward  fillmodel.RewardScore
+	Samples int // reward samples taken (a market's sample each)
 
 	Series []SeriesRow // per interval and token
 	Totals []TotalRow  // per interval, the portfolio
@@ -95,6 +98,10 @@ const (
 func (r *Results) RatiosTooFew() bool {
 	return r.RatioSamples < MinRatioSamples || time.Duration(r.RatioSamples)*r.Interval < MinRatioSpan
 }
+
+// RewardEarned is the liquidity rewards we earned, in collateral: our
+// pro-rata part of each sampled market's pool. PnL does not include it.
+func (r *Results) RewardEarned() decimal.Decimal { return r.Reward.Earned.Decimal() }
 
 // RewardShare is our share of the liquidity-reward score (0 without samples).
 func (r *Results) RewardShare() float64 {
