@@ -68,8 +68,8 @@ type Results struct {
 	RatioSamples int
 	MaxDrawdown  decimal.Decimal
 
-	Markouts []MarkoutStats        // at 1 s, 10 s and 60 s
-	Rates    []RateUse             // orders and cancels sent against each cap
+	Markouts []MarkoutStats // at 1 s, 10 s and 60 s
+	Rates    []RateUse      // orders and cancels sent against each cap
 	// Reward is the liquidity-reward score summed over the samples of
 	// every market, and Reward.Earned our pro-rata part of their pools
 	// (collateral, not in PnL: see RewardEarned).

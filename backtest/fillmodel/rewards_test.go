@@ -36,7 +36,7 @@ func TestScoreMarketRecordedBook(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	place(0, "b", exchange.Buy, "0.48", "20")   // Q_one: 0.02 from 0.50: (1/3)² × 20 = 20/9
+	place(0, "b", exchange.Buy, "0.48", "20")    // Q_one: 0.02 from 0.50: (1/3)² × 20 = 20/9
 	place(0, "tiny", exchange.Sell, "0.52", "1") // below the minimum size: nothing
 	place(1, "n", exchange.Buy, "0.49", "30")    // a YES ask at 0.51: Q_two (2/3)² × 30 = 40/3
 	for _, m := range ms {

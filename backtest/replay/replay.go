@@ -144,10 +144,10 @@ type finalOrder struct {
 type replayMarket struct {
 	m     strategy.Market
 	terms fillmodel.RewardTerms // the market's reward program (zero: none)
-	toks [2]*replayToken
-	tape []*tapeTrade // ring
-	head int
-	n    int
+	toks  [2]*replayToken
+	tape  []*tapeTrade // ring
+	head  int
+	n     int
 }
 
 // tapeTrade is one recorded trade in the data API's shape.
