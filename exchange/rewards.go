@@ -127,3 +127,18 @@ func SplitReward(pool Fixed, scores []float64) []Fixed {
 	}
 	return out
 }
+
+// BooksMirror reports whether a market's two token books are two views of
+// one market book, as the exchange (and the simulator) publishes them: the
+// second token's best bid is one minus the first's best ask and its best
+// ask one minus the first's best bid (0 for an empty side). A scorer then
+// counts the first token's book only, or it would count every order twice.
+func BooksMirror(bid0, ask0, bid1, ask1 Fixed) bool {
+	comp := func(p Fixed) Fixed {
+		if p <= 0 {
+			return 0
+		}
+		return FixedScale - p
+	}
+	return (bid0 > 0 || ask0 > 0) && bid1 == comp(ask0) && ask1 == comp(bid0)
+}

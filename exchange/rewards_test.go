@@ -122,3 +122,21 @@ func TestRewardMid(t *testing.T) {
 		t.Error("mid of a one-sided book")
 	}
 }
+
+func TestBooksMirror(t *testing.T) {
+	for _, c := range []struct {
+		b0, a0, b1, a1 string
+		want           bool
+	}{
+		{"0.49", "0.51", "0.49", "0.51", true},
+		{"0.50", "0.52", "0.48", "0.50", true},
+		{"0.50", "0", "0", "0.50", true}, // one-sided, mirrored
+		{"0.49", "0.51", "0.48", "0.51", false},
+		{"0.49", "0.51", "0", "0", false}, // the second book empty: not a view of the first
+		{"0", "0", "0", "0", false},
+	} {
+		if got := BooksMirror(fx(t, c.b0), fx(t, c.a0), fx(t, c.b1), fx(t, c.a1)); got != c.want {
+			t.Errorf("%v: %v, want %v", c, got, c.want)
+		}
+	}
+}

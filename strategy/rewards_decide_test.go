@@ -41,11 +41,12 @@ func TestRewardDecision(t *testing.T) {
 	}
 	// The band quotes are 0.48 YES and 0.48 NO (0.52 in YES terms), 20
 	// shares: s = 0.02 → (1/3)² × 20 = 20/9 a side, Q_min 20/9. The book
-	// (ours not in it) scores 4/9 × 100 a level, two levels a side: Q_min
-	// 800/9. Share 20/(20+800) = 1/41, income 100/41 a day.
+	// (ours not in it; the NO book mirrors the YES book, so it counts
+	// once) scores 4/9 × 100 a side: Q_min 400/9. Share 20/(20+400) =
+	// 1/21, income 100/21 = 4.76 a day.
 	inBand := []dq{{Yes, exchange.Buy, 0.48, 20, 0}, {No, exchange.Buy, 0.48, 20, 0}}
 	model := []dq{{Yes, exchange.Buy, 0.45, 10, 0}, {No, exchange.Buy, 0.45, 10, 0}}
-	const income = 100.0 / 41
+	const income = 100.0 / 21
 	cases := []struct {
 		name string
 		st   func(t *testing.T) *MarketState
@@ -56,11 +57,11 @@ func TestRewardDecision(t *testing.T) {
 		{"no state: no markouts, pays", func(*testing.T) *MarketState { return nil }, true, 0, inBand},
 		{"no fills yet: pays", func(t *testing.T) *MarketState { st, _ := NewMarketState(DefaultEstimatorParams()); return st }, true, 0, inBand},
 		// 400 shares over 100 s = 4 a second; 2 cents lost a share:
-		// 0.02 × 4 × 86400 = 6912 a day, far above 2.44.
+		// 0.02 × 4 × 86400 = 6912 a day, far above 4.76.
 		{"heavy adverse selection: does not pay", func(t *testing.T) *MarketState { return lossyState(t, 0.46) }, false, 6912, model},
-		// 0.001 cents a share: 0.00001 × 4 × 86400 = 3.456 > 2.44.
-		{"small loss above the reward: does not pay", func(t *testing.T) *MarketState { return lossyState(t, 0.47999) }, false, 3.456, model},
-		// 0.0005 cents a share: 1.728 < 2.44.
+		// 0.002 cents a share: 0.00002 × 4 × 86400 = 6.912 > 4.76.
+		{"small loss above the reward: does not pay", func(t *testing.T) *MarketState { return lossyState(t, 0.47998) }, false, 6.912, model},
+		// 0.0005 cents a share: 1.728 < 4.76.
 		{"smaller loss below the reward: pays", func(t *testing.T) *MarketState { return lossyState(t, 0.479995) }, true, 1.728, inBand},
 		{"fills made money: pays", func(t *testing.T) *MarketState { return lossyState(t, 0.50) }, true, 0, inBand},
 	}
@@ -75,7 +76,7 @@ func TestRewardDecision(t *testing.T) {
 			if !dc.Decided || dc.Pays != c.pays || !dc.At.Equal(t0) {
 				t.Fatalf("decision %+v, want pays %v", dc, c.pays)
 			}
-			approx(t, "share", dc.Share, 1.0/41, 1e-9)
+			approx(t, "share", dc.Share, 1.0/21, 1e-9)
 			approx(t, "income", dc.Income, income, 1e-9)
 			approx(t, "cost", dc.Cost, c.cost, 1e-6)
 		})

@@ -43,9 +43,12 @@ func (s *Snapshot) RewardRule() (exchange.RewardRule, bool) {
 }
 
 // EstimateRewards scores our resting orders (after a plan: the kept open
-// orders and the new places) against the book with exchange's rule. It
-// assumes each token's book lists only that token's orders, our open
-// orders (s.Open) among them: those are taken out of the book's score.
+// orders and the new places) against the book with exchange's rule. The
+// books hold our open orders (s.Open): those are taken out of the book's
+// score. When the two tokens' books mirror each other (two views of one
+// market book, as the exchange shows them: exchange.BooksMirror) only the
+// YES book is scored; otherwise each token's book is taken to list only
+// that token's orders and both are.
 // The exchange samples scores over time and normalizes over all makers;
 // this is a snapshot estimate.
 func EstimateRewards(s *Snapshot, ours []OpenOrder) RewardEstimate {
@@ -83,7 +86,11 @@ func (e *RewardEstimate) finish(s *Snapshot) {
 // one order (the book hides how a level splits between makers).
 func bookRewardQMin(s *Snapshot, rule exchange.RewardRule, mid float64) float64 {
 	var q exchange.RewardSides
-	for o := Yes; o <= No; o++ {
+	last := No
+	if s.booksMirror() {
+		last = Yes
+	}
+	for o := Yes; o <= last; o++ {
 		b := &s.Tokens[o]
 		for side, levels := range [2][]exchange.PriceLevel{b.Bids, b.Asks} {
 			sd := exchange.Buy
@@ -113,4 +120,19 @@ func (s *Snapshot) ownAt(o Outcome, sd exchange.Side, p float64) float64 {
 		}
 	}
 	return n
+}
+
+// booksMirror reports whether the NO book is a view of the YES book.
+func (s *Snapshot) booksMirror() bool {
+	var top [4]exchange.Fixed
+	for o := Yes; o <= No; o++ {
+		b := &s.Tokens[o]
+		if len(b.Bids) > 0 {
+			top[2*o], _ = exchange.FixedFromDecimal(b.Bids[0].Price)
+		}
+		if len(b.Asks) > 0 {
+			top[2*o+1], _ = exchange.FixedFromDecimal(b.Asks[0].Price)
+		}
+	}
+	return exchange.BooksMirror(top[0], top[1], top[2], top[3])
 }

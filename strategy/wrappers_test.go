@@ -153,21 +153,30 @@ func TestEstimateRewards(t *testing.T) {
 		open("d", Yes, exchange.Buy, "0.45", "50"), // outside the max spread: nothing
 	}
 	e := EstimateRewards(s, ours)
-	// Others: each of the four levels is 0.01 from its token's mid: 4/9·100 = 44.44;
-	// YES bid + NO ask → Q1 = 88.89, YES ask + NO bid → Q2 = 88.89.
+	// Others: the NO book mirrors the YES book (0.49/0.51 both), two views
+	// of one market book: the YES book alone counts. Each level is 0.01
+	// from the mid: 4/9·100 = 44.44; Q1 = Q2 = 400/9, book QMin 400/9.
 	// Ours: QMin = max(min(50, 13.33), max(50/3, 13.33/3)) = 16.67.
-	// Share = 16.67 / (16.67 + 88.89) = 0.1579; daily = 15.79.
+	// Share = 16.67 / (16.67 + 44.44) = 0.2727; daily = 27.27.
 	approx(t, "Q1", e.QOne, 50, 1e-9)
 	approx(t, "Q2", e.QTwo, 40.0/3, 1e-9)
 	approx(t, "QMin", e.QMin, 50.0/3, 1e-9)
-	approx(t, "book QMin", e.BookQMin, 800.0/9, 1e-9)
-	approx(t, "share", e.Share, (50.0/3)/(50.0/3+800.0/9), 1e-12)
-	approx(t, "daily", e.DailyRewards, 100*(50.0/3)/(50.0/3+800.0/9), 1e-9)
+	approx(t, "book QMin", e.BookQMin, 400.0/9, 1e-9)
+	approx(t, "share", e.Share, (50.0/3)/(50.0/3+400.0/9), 1e-12)
+	approx(t, "daily", e.DailyRewards, 100*(50.0/3)/(50.0/3+400.0/9), 1e-9)
+
+	// Books that are not mirrors list each token's own orders: both count.
+	// YES 0.49/0.51 and NO 0.48/0.52 (0.01 and 0.02 from the NO mid 0.50):
+	// Q1 = 400/9 (YES bid) + 100/9 (NO ask 0.52 → a YES bid at 0.48), Q2 =
+	// 400/9 + 100/9: book QMin 500/9.
+	sep := book("0.01", "0.49", "0.51", "0.48", "0.52")
+	sep.Rewards = s.Rewards
+	approx(t, "book QMin of separate books", EstimateRewards(sep, ours).BookQMin, 500.0/9, 1e-9)
 
 	// Our orders in the book are not counted as the others'.
 	mine := []OpenOrder{open("e", Yes, exchange.Buy, "0.49", "20"), ours[1]}
 	e2 := EstimateRewards(withOwn(s, mine), mine)
-	approx(t, "book QMin without ours", e2.BookQMin, 800.0/9, 1e-9)
+	approx(t, "book QMin without ours", e2.BookQMin, 400.0/9, 1e-9)
 	if (EstimateRewards(book("0.01", "", "", "", ""), ours) != RewardEstimate{}) {
 		t.Fatal("estimate without a mid")
 	}

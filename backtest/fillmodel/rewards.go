@@ -55,8 +55,9 @@ type RewardScore struct {
 // ScoreMarket scores one market at one sample with exchange's rule: our
 // resting orders (ours, by outcome index, outcome 0 first) against the
 // recorded books of the two tokens (books, by outcome index: the
-// competition is the visible depth, which never holds our virtual orders),
-// each visible level counted as one order, against the mid of outcome 0's
+// competition is the visible depth, which never holds our virtual orders;
+// the second book only when it is not a mirror of the first, see
+// exchange.BooksMirror), each visible level counted as one order, against the mid of outcome 0's
 // book (of outcome 1's, mirrored, when outcome 0's has no two sides). The
 // score counts n times, and Earned is our pro-rata part of n intervals'
 // pools, rounded down to a base unit. ok is false when the market pays
@@ -70,6 +71,7 @@ func ScoreMarket(t RewardTerms, books [2]*recording.FixedBook, ours [2][]OrderSt
 		return s, false
 	}
 	var us, them exchange.RewardSides
+	mirror := booksMirror(books)
 	for o := range 2 {
 		for i := range ours[o] {
 			st := &ours[o][i]
@@ -77,7 +79,7 @@ func ScoreMarket(t RewardTerms, books [2]*recording.FixedBook, ours [2][]OrderSt
 				us.Add(t.Rule, mid, yesPrice(o, st.Price), st.Remaining.Float(), bidLike(o, st.Side))
 			}
 		}
-		if books[o] == nil {
+		if books[o] == nil || (o == 1 && mirror) {
 			continue
 		}
 		for _, l := range books[o].Bids {
@@ -103,6 +105,24 @@ func bookMid(books [2]*recording.FixedBook) (float64, bool) {
 		return 1 - m, ok
 	}
 	return 0, false
+}
+
+// booksMirror reports whether the two books are views of one market book
+// (exchange.BooksMirror): then the second adds nothing.
+func booksMirror(books [2]*recording.FixedBook) bool {
+	var top [4]exchange.Fixed
+	for o, b := range books {
+		if b == nil {
+			continue
+		}
+		if len(b.Bids) > 0 {
+			top[2*o] = b.Bids[0].Price
+		}
+		if len(b.Asks) > 0 {
+			top[2*o+1] = b.Asks[0].Price
+		}
+	}
+	return exchange.BooksMirror(top[0], top[1], top[2], top[3])
 }
 
 // yesPrice is a price of outcome o in terms of outcome 0.

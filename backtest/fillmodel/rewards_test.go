@@ -59,6 +59,20 @@ func TestScoreMarketRecordedBook(t *testing.T) {
 		t.Fatalf("score %+v, want ours %v total %v earned 0.5", s, 3*40.0/9, 3*240.0/9)
 	}
 
+	// The NO book as the exchange shows it, a mirror of the YES book, adds
+	// nothing: the same orders are not counted twice.
+	mirror := &recording.FixedBook{Bids: []recording.Level{lvl(t, "0.49", "50"), lvl(t, "0.40", "1000")},
+		Asks: []recording.Level{lvl(t, "0.51", "100"), lvl(t, "0.55", "100")}}
+	if m, ok := ScoreMarket(terms, [2]*recording.FixedBook{yes, mirror}, ours, 3); !ok || m != s {
+		t.Fatalf("with the mirrored NO book: %+v, want %+v", m, s)
+	}
+	// A NO book of its own (not a mirror) is more competition: its bid
+	// 0.48 × 100 is a YES ask at 0.52, Q_two += (1/3)² × 100 = 100/9.
+	own := &recording.FixedBook{Bids: []recording.Level{lvl(t, "0.48", "100")}}
+	if m, ok := ScoreMarket(terms, [2]*recording.FixedBook{yes, own}, ours, 1); !ok || math.Abs(m.Total-(40.0/9+300.0/9)) > 1e-9 {
+		t.Fatalf("with a separate NO book: %+v, want total %v", m, 40.0/9+300.0/9)
+	}
+
 	// Mid 0.95: our one-sided bid scores nothing, so earns nothing.
 	hi := &recording.FixedBook{Bids: []recording.Level{lvl(t, "0.94", "100")}, Asks: []recording.Level{lvl(t, "0.96", "100")}}
 	one := [2][]OrderState{{{VirtualOrder: VirtualOrder{ID: "x", Side: exchange.Buy, Price: fixture.Fx(t, "0.94"), Size: fixture.Fx(t, "50")},

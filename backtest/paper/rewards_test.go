@@ -32,11 +32,12 @@ func TestPaperRewards(t *testing.T) {
 	st := v.Stats()
 	// YES mid 0.51. Ours: YES bid 0.50 × 40 and YES ask 0.52 (NO bid 0.48)
 	// × 40, each 0.01 away: (2/3)² × 40 = 160/9 a side, Q_min 160/9. The
-	// book's: Q_one 0.50 × 100 (YES bid) + 0.50 × 100 (NO ask) → 800/9, and
-	// 0.49 × 50 → 50/9; Q_two 0.52 × 100 twice → 800/9: Q_min 800/9. Share
-	// 1/6 of two pools of 1.
-	if st.RewardSamples != 2 || st.Reward.Earned != 333_333 || math.Abs(st.Reward.Ours-2*160.0/9) > 1e-9 || math.Abs(st.Reward.Total-2*960.0/9) > 1e-9 {
-		t.Fatalf("reward %+v over %d samples, want 0.333333 over 2", st.Reward, st.RewardSamples)
+	// NO book mirrors the YES book: the YES book alone is the competition.
+	// Q_one 0.50 × 100 → 400/9 and 0.49 × 50 → 50/9; Q_two 0.52 × 100 →
+	// 400/9: Q_min max(400/9, (450/9)/3) = 400/9. Share 160/560 = 2/7 of
+	// two pools of 1: floor(2 × 10⁶ × 2/7) base units.
+	if st.RewardSamples != 2 || st.Reward.Earned != 571_428 || math.Abs(st.Reward.Ours-2*160.0/9) > 1e-9 || math.Abs(st.Reward.Total-2*560.0/9) > 1e-9 {
+		t.Fatalf("reward %+v over %d samples, want 0.571428 over 2", st.Reward, st.RewardSamples)
 	}
 	if st.Fills != 0 {
 		t.Fatalf("%d fills: the hand count assumed none", st.Fills)
