@@ -115,6 +115,20 @@ type totalsDoc struct {
 	// per cycle. Reasons with no count are left out.
 	RiskRejectionsByReason map[string]int `json:"risk_rejections_by_reason"`
 	HeldBackByLimit        map[string]int `json:"held_back_by_limit"`
+	// Rewards is the loop's liquidity-reward estimate over every market.
+	Rewards rewardsDoc `json:"rewards"`
+}
+
+// rewardsDoc is a liquidity-reward estimate (loop.MarketRewards): the
+// income since the start, per day at the last cycle's share, the share of
+// the score (the mean over paying markets in the totals), and, per market,
+// the reward-aware decision.
+type rewardsDoc struct {
+	Earned   string  `json:"earned"`
+	Daily    float64 `json:"daily"`
+	Share    float64 `json:"share"`
+	Pays     *bool   `json:"pays,omitempty"`     // per market: the market has a reward program
+	Decision string  `json:"decision,omitempty"` // per market: WithRewards' last decision
 }
 
 type marketDoc struct {
@@ -128,6 +142,7 @@ type marketDoc struct {
 	Orders         []orderDoc    `json:"orders"`
 	PnL            pnlDoc        `json:"pnl"`
 	Collateral     collateralDoc `json:"collateral"`
+	Rewards        rewardsDoc    `json:"rewards"`
 	BookAgeSeconds float64       `json:"book_age_seconds"`
 	Stale          bool          `json:"stale"`
 	Stopped        string        `json:"stopped"`
@@ -222,6 +237,8 @@ func buildStatusDoc(in *statusInput) statusDoc {
 		RealizedPnL: t.RealizedPnL.String(), MarkedPnL: t.MarkedPnL.String(), OrdersPlaced: t.Placed, OrdersRefused: t.PlaceFailed,
 		Cancels: t.Cancelled, CancelsFailed: t.CancelFailed, RiskRejections: t.Rejected,
 		RiskRejectionsByReason: reasonCounts(&t.RejectedBy), HeldBackByLimit: reasonCounts(&t.HeldBack)}
+	earned, daily, share := st.RewardTotals()
+	d.Totals.Rewards = rewardsDoc{Earned: earned.String(), Daily: daily, Share: share}
 	inUse, orders := st.AtRisk()
 	d.Collateral = collateralDocOf(inUse, orders)
 	if in.CollateralLimit.IsPositive() {
@@ -243,6 +260,8 @@ func marketDocOf(m *loop.MarketStatus) marketDoc {
 		Collateral:     collateralDocOf(m.AtRisk, m.OrdersAtRisk),
 		BookAgeSeconds: seconds(m.BookAge), Stale: m.Stale, Stopped: m.Stopped, Refused: m.Refused, Limit: m.Limit,
 		LastError: errorDocOf(m.LastError, m.LastErrorAt),
+		Rewards: rewardsDoc{Earned: m.Rewards.Earned.String(), Daily: m.Rewards.Daily, Share: m.Rewards.Share, Pays: &m.Rewards.Pays,
+			Decision: m.Rewards.Decision.String()},
 	}
 	if m.HasFair {
 		s := fairString(m.Fair)

@@ -43,6 +43,8 @@ type Metrics struct {
 	MarkoutGain   *prometheus.CounterVec // label horizon: collateral, fills the fair value moved towards
 	MarkoutLoss   *prometheus.CounterVec // label horizon: collateral, fills the fair value moved against
 	MarkoutShares *prometheus.CounterVec // label horizon: shares whose markout was measured
+	RewardsEarned prometheus.Gauge       // the loop's estimate of the liquidity rewards earned since the start, collateral
+	RewardShare   *prometheus.GaugeVec   // label market: our share of the market's reward score at the last cycle
 }
 
 // New creates the collectors and registers them on reg.
@@ -95,6 +97,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Markouts of fills that the fair value moved against, horizon after the fill: size times the move, in collateral."}, []string{"horizon"}),
 		MarkoutShares: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mmbot_markout_shares_total",
 			Help: "Shares filled whose markout at horizon was measured."}, []string{"horizon"}),
+		RewardsEarned: prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_rewards_earned",
+			Help: "Liquidity rewards earned since the start as the loop estimates them (share of each market's score × its daily rate over time), in collateral; not in mmbot_pnl."}),
+		RewardShare: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_reward_share",
+			Help: "Our share (0 to 1) of each paying market's liquidity-reward score at the last cycle."}, []string{"market"}),
 	}
 	// The two statuses exist from the start, at 0, so that the first 401
 	// is an increase (a series born at 1 has none).
@@ -103,7 +109,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
 		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds, m.MarketDataRefused,
 		m.LiveOrders, m.Markets, m.CycleErrors, m.LastCycle, m.AuthFailures, m.RateCap, m.RateAdmitted, m.Drawdown,
-		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares} {
+		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares, m.RewardsEarned, m.RewardShare} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
