@@ -456,6 +456,10 @@ func (d *daemon) summary() {
 	d.paperSummary(d.e.stdout)
 	fmt.Fprintf(d.e.stdout, "  fills %d, volume %s shares, notional %s\n", t.Fills, t.Volume.StringFixed(2), t.Notional.StringFixed(2))
 	fmt.Fprintf(d.e.stdout, "  pnl %s marked, %s realized\n", signed(t.MarkedPnL), signed(t.RealizedPnL))
+	if earned, daily, share := st.RewardTotals(); earned.IsPositive() || share > 0 {
+		fmt.Fprintf(d.e.stdout, "  rewards (estimated, not in pnl) %s earned, %.2f a day, %.2f%% mean share of the paying markets' scores\n",
+			earned.StringFixed(4), daily, 100*share)
+	}
 	fmt.Fprintf(d.e.stdout, "  orders sent %d (refused %d), cancels %d (failed %d), risk rejections %d%s\n", t.Placed+t.PlaceFailed, t.PlaceFailed,
 		t.Cancelled, t.CancelFailed, t.Rejected, countsSuffix(reasonCounts(&t.RejectedBy)))
 	if held := reasonCounts(&t.HeldBack); len(held) > 0 {
