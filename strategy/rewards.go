@@ -30,6 +30,12 @@ type RewardParams struct {
 	MarkoutFills   int
 	// Hold is how long a market's decision stands before it is made again.
 	Hold time.Duration
+	// MaxSize (shares) and MaxNotional (collateral), when positive, are
+	// the largest order the risk limits let out (risk.max_order_size,
+	// risk.max_order_notional): band quotes that need more (a reward
+	// minimum size above them) would be refused or shrunk below the
+	// minimum, so such a market is not quoted in the band.
+	MaxSize, MaxNotional float64
 }
 
 // DefaultRewardParams returns the documented defaults (docs/strategies.md):
@@ -40,6 +46,9 @@ func DefaultRewardParams() RewardParams {
 
 // Validate reports the first invalid field by name.
 func (p RewardParams) Validate() error {
+	if !(p.MaxSize >= 0) || !(p.MaxNotional >= 0) || math.IsInf(p.MaxSize, 0) || math.IsInf(p.MaxNotional, 0) {
+		return fmt.Errorf("strategy: rewards: MaxSize and MaxNotional must be finite and >= 0, got %v and %v", p.MaxSize, p.MaxNotional)
+	}
 	if !p.Enabled || p.Always {
 		return nil
 	}

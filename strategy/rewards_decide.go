@@ -19,6 +19,9 @@ type RewardDecision struct {
 	// of the market's daily rate.
 	Share  float64
 	Income float64
+	// TooLarge is set when a band quote needs more than the risk limits
+	// let out (RewardParams.MaxSize, MaxNotional): then it does not pay.
+	TooLarge bool
 	// Cost is the expected adverse selection: the mean loss per share of
 	// the last fills' markouts (0 when they made money) times the shares
 	// filled per day at their pace; Fills is how many fills it averaged (0:
@@ -33,7 +36,10 @@ func (d RewardDecision) String() string {
 		return "undecided"
 	}
 	verdict := "pays"
-	if !d.Pays {
+	switch {
+	case d.TooLarge:
+		verdict = "does not pay (the minimum size is above the order limits)"
+	case !d.Pays:
 		verdict = "does not pay"
 	}
 	return fmt.Sprintf("%s: share %.2f%%, income %.4f/day, adverse cost %.4f/day over %d fills",
@@ -53,6 +59,9 @@ func (r *rewarded) decide(q []Desired, s *Snapshot, st *MarketState) RewardDecis
 	}
 	var ours exchange.RewardSides
 	for i := range q {
+		if (r.p.MaxSize > 0 && q[i].Size > r.p.MaxSize+1e-9) || (r.p.MaxNotional > 0 && q[i].Size*q[i].Price > r.p.MaxNotional+1e-9) {
+			d.TooLarge = true
+		}
 		ours.Add(rule, mid, toYes(q[i].Outcome, q[i].Price), q[i].Size, bidLike(q[i].Outcome, q[i].Side))
 	}
 	e := RewardEstimate{Mid: mid, QOne: ours.One, QTwo: ours.Two, QMin: ours.QMin(mid), BookQMin: bookRewardQMin(s, rule, mid)}
@@ -67,6 +76,6 @@ func (r *rewarded) decide(q []Desired, s *Snapshot, st *MarketState) RewardDecis
 			d.Cost = max(0, -perShare) * flow * exchange.RewardDay
 		}
 	}
-	d.Pays = d.Income > 0 && d.Income > d.Cost
+	d.Pays = !d.TooLarge && d.Income > 0 && d.Income > d.Cost
 	return d
 }

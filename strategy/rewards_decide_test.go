@@ -83,6 +83,40 @@ func TestRewardDecision(t *testing.T) {
 	}
 }
 
+// Band quotes above the order limits do not pay: the risk checks would
+// refuse them or shrink them below the reward minimum.
+func TestRewardDecisionOrderLimits(t *testing.T) {
+	bands, err := NewBands(BandsParams{Offsets: []float64{0.05}, Sizes: []float64{10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name             string
+		maxSize, maxNotl float64
+		pays             bool
+	}{
+		{"no limits", 0, 0, true},
+		{"within both", 20, 9.6, true}, // 20 × 0.48 = 9.6
+		{"size above max_order_size", 19.99, 0, false},
+		{"notional above max_order_notional", 0, 9.5, false},
+	} {
+		p := DefaultRewardParams()
+		p.MaxSize, p.MaxNotional = c.maxSize, c.maxNotl
+		m, err := WithRewards(bands, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := NewMarketState(DefaultEstimatorParams())
+		q := m.Quote(nil, rewardBook(), st)
+		if st.Rewards.Pays != c.pays || st.Rewards.TooLarge == c.pays || (q[0].Size == 20) != c.pays {
+			t.Errorf("%s: %v, quotes %+v", c.name, st.Rewards, q)
+		}
+	}
+	if _, err := WithRewards(stub{}, RewardParams{Enabled: true, Always: true, MaxSize: -1}); err == nil {
+		t.Error("a negative MaxSize accepted")
+	}
+}
+
 // A decision stands for Hold, then is made again on the new evidence.
 func TestRewardDecisionHold(t *testing.T) {
 	bands, err := NewBands(BandsParams{Offsets: []float64{0.05}, Sizes: []float64{10}})

@@ -56,7 +56,8 @@ func strategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 	if sc.Rewards.Enabled {
 		r := &sc.Rewards
 		if model, err = strategy.WithRewards(model, strategy.RewardParams{Enabled: true, Always: r.Always,
-			MarkoutHorizon: r.MarkoutHorizon.Std(), MarkoutFills: r.MarkoutFills, Hold: r.Hold.Std()}); err != nil {
+			MarkoutHorizon: r.MarkoutHorizon.Std(), MarkoutFills: r.MarkoutFills, Hold: r.Hold.Std(),
+			MaxSize: cfg.Risk.MaxOrderSize.InexactFloat64(), MaxNotional: cfg.Risk.MaxOrderNotional.InexactFloat64()}); err != nil {
 			return loop.Params{}, est, fmt.Errorf("strategy.rewards: %w", err)
 		}
 	}
