@@ -56,7 +56,12 @@ func StrategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 		model = strategy.WithMinSize(model)
 	}
 	if sc.Rewards.Enabled {
-		model = strategy.WithRewards(model, strategy.RewardParams{Enabled: true})
+		r := &sc.Rewards
+		if model, err = strategy.WithRewards(model, strategy.RewardParams{Enabled: true, Always: r.Always,
+			MarkoutHorizon: r.MarkoutHorizon.Std(), MarkoutFills: r.MarkoutFills, Hold: r.Hold.Std(),
+			MaxSize: cfg.Risk.MaxOrderSize.InexactFloat64(), MaxNotional: cfg.Risk.MaxOrderNotional.InexactFloat64()}); err != nil {
+			return loop.Params{}, est, fmt.Errorf("strategy.rewards: %w", err)
+		}
 	}
 	if sc.Adverse.Enabled {
 		if model, err = strategy.WithAdverse(model, adverseParams(&sc.Adverse)); err != nil {

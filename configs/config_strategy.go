@@ -58,10 +58,17 @@ type GLFT struct {
 	A     float64 `koanf:"a"`
 }
 
-// Rewards is [strategy.rewards]: keep quotes inside the market's reward
-// terms (max spread, min size) when enabled.
+// Rewards is [strategy.rewards]: reward-aware quoting (docs/strategies.md,
+// "Reward-aware quoting"). When enabled, each market that pays liquidity
+// rewards is quoted inside its band (max spread, min size) while the
+// expected reward beats the adverse selection its recent fills' markouts
+// measure; always skips that decision.
 type Rewards struct {
-	Enabled bool `koanf:"enabled"`
+	Enabled        bool     `koanf:"enabled"`
+	Always         bool     `koanf:"always"`          // quote inside the band in every paying market, whatever the markouts
+	MarkoutHorizon Duration `koanf:"markout_horizon"` // 1s, 10s or 60s
+	MarkoutFills   int      `koanf:"markout_fills"`   // the recent fills weighed (and needed before they count)
+	Hold           Duration `koanf:"hold"`            // how long a market's decision stands
 }
 
 // EndDate is [strategy.end_date]: how long before a market's end date the

@@ -103,6 +103,7 @@ func Defaults() Config {
 				LevelSpacing:   0.05,
 			},
 			GLFT:    GLFT{Gamma: 0.1, K: 15, A: 1},
+			Rewards: Rewards{Enabled: true, MarkoutHorizon: Duration(10 * time.Second), MarkoutFills: 20, Hold: Duration(time.Minute)},
 			EndDate: EndDate{Taper: Duration(24 * time.Hour), ReduceOnly: Duration(6 * time.Hour), Stop: Duration(time.Hour)},
 			Adverse: Adverse{Enabled: true, BackoffTicks: 1, BackoffFor: Duration(5 * time.Second), PauseFraction: 1, PauseFor: Duration(5 * time.Second),
 				ThroughCooling: Duration(3 * time.Second), JumpCooling: Duration(10 * time.Second), JumpK: 5, JumpMinTicks: 2, MarkoutHorizon: Duration(10 * time.Second), MarkoutFills: 20,

@@ -64,6 +64,7 @@ func (s Strategy) validate(v *validator, r Risk) {
 	v.check(e.Taper >= e.ReduceOnly, "strategy.end_date.taper", e.Taper, "must be >= strategy.end_date.reduce_only (%s)", e.ReduceOnly)
 
 	s.Adverse.validate(v)
+	s.Rewards.validate(v)
 
 	gd := s.Guard
 	v.check(gd.Period > 0, "strategy.guard.period", gd.Period, "must be > 0")
@@ -93,4 +94,15 @@ func (a Adverse) validate(v *validator) {
 	h := a.MarkoutHorizon.Std()
 	v.check(a.MarkoutFills == 0 || h == time.Second || h == 10*time.Second || h == time.Minute,
 		"strategy.adverse.markout_horizon", a.MarkoutHorizon, "must be 1s, 10s or 60s (the measured horizons)")
+}
+
+func (r Rewards) validate(v *validator) {
+	if !r.Enabled || r.Always {
+		return
+	}
+	h := r.MarkoutHorizon.Std()
+	v.check(h == time.Second || h == 10*time.Second || h == time.Minute,
+		"strategy.rewards.markout_horizon", r.MarkoutHorizon, "must be 1s, 10s or 60s (the measured horizons)")
+	v.check(r.MarkoutFills >= 1 && r.MarkoutFills <= 256, "strategy.rewards.markout_fills", r.MarkoutFills, "must be in [1, 256]")
+	v.check(r.Hold >= 0, "strategy.rewards.hold", r.Hold, "must be >= 0")
 }

@@ -144,6 +144,10 @@ func (d *Daemon) summary() {
 	d.paperSummary(w)
 	fmt.Fprintf(w, "  fills %d, volume %s shares, notional %s\n", t.Fills, t.Volume.StringFixed(2), t.Notional.StringFixed(2))
 	fmt.Fprintf(w, "  pnl %s marked, %s realized\n", status.Signed(t.MarkedPnL), status.Signed(t.RealizedPnL))
+	if earned, daily, share := st.RewardTotals(); earned.IsPositive() || share > 0 {
+		fmt.Fprintf(w, "  rewards (estimated, not in pnl) %s earned, %.2f a day, %.2f%% mean share of the paying markets' scores\n",
+			earned.StringFixed(4), daily, 100*share)
+	}
 	fmt.Fprintf(w, "  orders sent %d (refused %d), cancels %d (failed %d), risk rejections %d%s\n", t.Placed+t.PlaceFailed, t.PlaceFailed,
 		t.Cancelled, t.CancelFailed, t.Rejected, status.CountsSuffix(reasonCounts(&t.RejectedBy)))
 	if held := reasonCounts(&t.HeldBack); len(held) > 0 {

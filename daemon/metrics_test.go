@@ -177,3 +177,21 @@ func TestObserverMarkouts(t *testing.T) {
 	wantValue(t, "10s shares", m.MarkoutShares.WithLabelValues("10s"), 10)
 	wantValue(t, "60s shares", m.MarkoutShares.WithLabelValues("60s"), 0)
 }
+
+// The estimated rewards earned and each paying market's share are exported.
+func TestObserverRewards(t *testing.T) {
+	m := newTestMetrics(t)
+	o := &observer{m: m}
+	markets := []loop.MarketStatus{
+		{ConditionID: "0xa", Rewards: loop.MarketRewards{Pays: true, Share: 0.25, Daily: 25, Earned: decimal.RequireFromString("0.125")}},
+		{ConditionID: "0xb", Rewards: loop.MarketRewards{Pays: true, Share: 0.05, Daily: 5, Earned: decimal.RequireFromString("0.5")}},
+		{ConditionID: "0xc"},
+	}
+	o.OnCycle(cycleReport(mt0, nil, markets))
+	wantValue(t, "rewards earned", m.RewardsEarned, 0.625)
+	wantValue(t, "share of 0xa", m.RewardShare.WithLabelValues("0xa"), 0.25)
+	wantValue(t, "share of 0xb", m.RewardShare.WithLabelValues("0xb"), 0.05)
+	if n := testutil.CollectAndCount(m.RewardShare); n != 2 {
+		t.Errorf("%d reward-share series, want 2: a market that pays nothing has none", n)
+	}
+}

@@ -159,9 +159,14 @@ func (o *observer) OnCycle(r *loop.CycleReport) {
 	} else {
 		m.KillSwitch.Set(0)
 	}
+	earned, _, _ := st.RewardTotals()
+	m.RewardsEarned.Set(earned.InexactFloat64())
 	for _, ms := range st.Markets {
 		m.Position.WithLabelValues(ms.ConditionID, "yes").Set(ms.Position[0].InexactFloat64())
 		m.Position.WithLabelValues(ms.ConditionID, "no").Set(ms.Position[1].InexactFloat64())
+		if ms.Rewards.Pays {
+			m.RewardShare.WithLabelValues(ms.ConditionID).Set(ms.Rewards.Share)
+		}
 	}
 	observeBookAges(m, st)
 	o.observeBuckets(m, st.Time)

@@ -57,7 +57,11 @@ func (d *Daemon) venue(markets []strategy.Market) (loop.Venue, error) {
 	}
 	pms := make([]paper.Market, 0, len(markets))
 	for _, m := range markets {
-		pms = append(pms, paper.Market{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, Delay: m.PlacementDelay})
+		terms, err := fillmodel.NewRewardTerms(m.Rewards.MaxSpread, m.Rewards.MinSize, m.Rewards.DailyRate)
+		if err != nil {
+			return nil, fmt.Errorf("market %s: %w", m.ConditionID, err)
+		}
+		pms = append(pms, paper.Market{ConditionID: m.ConditionID, Tokens: m.TokenIDs, Tick: m.Tick, MinSize: m.MinSize, Delay: m.PlacementDelay, Rewards: terms})
 	}
 	pv, err := paper.NewVenue(d.client, paper.Config{Markets: pms, Matcher: mc, MaxBatch: d.cfg.Exchange.MaxBatch})
 	if err != nil {
@@ -85,6 +89,13 @@ func (d *Daemon) paperSummary(w io.Writer) {
 		mc.Mode, mc.Queue, paperLatency(mc.Latency))
 	fmt.Fprintf(w, "  virtual orders %d (refused %d), cancels %d, fills %d (taker %d), %s shares for %s; fed %d books, %d trades\n",
 		s.Placed, s.Refused, s.Cancels, s.Fills, s.TakerFills, s.FilledSize, s.FilledNotional.StringFixed(2), s.Books, s.Trades)
+	if s.RewardSamples > 0 {
+		share := 0.0
+		if s.Reward.Total > 0 {
+			share = s.Reward.Ours / s.Reward.Total
+		}
+		fmt.Fprintf(w, "  virtual liquidity rewards %s earned (%.2f%% of the score, %d samples)\n", s.Reward.Earned, 100*share, s.RewardSamples)
+	}
 	if s.TradeGaps > 0 || s.TradeReadErrors > 0 || s.BadEvents > 0 {
 		fmt.Fprintf(w, "  fill model inputs: %d tape reads failed, %d may have missed trades, %d events unusable\n",
 			s.TradeReadErrors, s.TradeGaps, s.BadEvents)

@@ -76,6 +76,8 @@ func buildStatusDoc(in *statusInput) status.Status {
 		RiskRejectionsByReason: reasonCounts(&t.RejectedBy), HeldBackByLimit: reasonCounts(&t.HeldBack),
 		FillsReversed: t.Reversed, TradesPending: st.PendingTrades}
 	d.KillSwitch.AutoClears = t.AutoClears
+	earned, daily, share := st.RewardTotals()
+	d.Totals.Rewards = status.Rewards{Earned: earned.String(), Daily: daily, Share: share}
 	inUse, orders := st.AtRisk()
 	d.Collateral = collateralDocOf(inUse, orders)
 	if in.CollateralLimit.IsPositive() {
@@ -97,6 +99,8 @@ func marketDocOf(m *loop.MarketStatus) status.Market {
 		Collateral:     collateralDocOf(m.AtRisk, m.OrdersAtRisk),
 		BookAgeSeconds: seconds(m.BookAge), Stale: m.Stale, Stopped: m.Stopped, Refused: m.Refused, Limit: m.Limit,
 		LastError: errorDocOf(m.LastError, m.LastErrorAt),
+		Rewards: status.Rewards{Earned: m.Rewards.Earned.String(), Daily: m.Rewards.Daily, Share: m.Rewards.Share, Pays: &m.Rewards.Pays,
+			Decision: m.Rewards.Decision.String()},
 	}
 	if m.HasFair {
 		s := fairString(m.Fair)

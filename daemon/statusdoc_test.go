@@ -51,6 +51,8 @@ func statusFixture() statusInput {
 						Matched: d("0"), State: loop.JSent, CreatedAt: statusNow.Add(-time.Second)},
 				},
 				RealizedPnL: d("0.3"), MarkedPnL: d("-1.25"), AtRisk: d("17.3240"), OrdersAtRisk: d("10.65"),
+				Rewards: loop.MarketRewards{Pays: true, Share: 0.125, Daily: 12.5, Earned: d("0.0434"),
+					Decision: strategy.RewardDecision{Decided: true, Pays: true, Share: 0.125, Income: 12.5, Cost: 1.5, Fills: 20}},
 				BookAge: 1500 * time.Millisecond, LastError: "exchange refused 0x04: not enough balance", LastErrorAt: statusNow.Add(-5 * time.Second)},
 			{ConditionID: "0x" + strings.Repeat("cd", 32), Position: [2]decimal.Decimal{d("0"), d("0")},
 				Stopped: "book unavailable: exchange: not found", LastError: "book unavailable: exchange: not found", LastErrorAt: statusNow.Add(-25 * time.Second),

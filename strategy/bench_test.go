@@ -80,7 +80,11 @@ func benchModels(b *testing.B) map[string]Model {
 	}
 	end := EndDateParams{Taper: 48 * time.Hour, ReduceOnly: 6 * time.Hour, Stop: time.Hour, MinFactor: 0.5}
 	wrap := func(m Model) Model {
-		w, err := WithEndDate(WithRewards(m, RewardParams{Enabled: true}), end)
+		rw, err := WithRewards(m, RewardParams{Enabled: true, Always: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := WithEndDate(rw, end)
 		if err != nil {
 			b.Fatal(err)
 		}

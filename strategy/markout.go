@@ -72,6 +72,7 @@ type MarkoutTracker struct {
 	// shares, oldest overwritten first; n counts every one measured.
 	done [NumMarkoutHorizons]struct {
 		value, shares [markoutRing]float64
+		at            [markoutRing]time.Time // the fill's time
 		n             int
 	}
 }
@@ -93,7 +94,7 @@ func (t *MarkoutTracker) Measure(now time.Time, fair float64, dst []Markout) []M
 			f := q[n]
 			v := markoutValue(f, fair)
 			r := &t.done[h]
-			r.value[r.n%markoutRing], r.shares[r.n%markoutRing] = v, f.Size
+			r.value[r.n%markoutRing], r.shares[r.n%markoutRing], r.at[r.n%markoutRing] = v, f.Size, f.Time
 			r.n++
 			mo := Markout{Horizon: h, Fill: f, Value: v, At: now}
 			if f.Mid > 0 && f.Mid < 1 {
@@ -154,4 +155,33 @@ func markoutValue(f OwnFill, fair float64) float64 {
 		move = -move
 	}
 	return move * f.Size
+}
+
+// minFlowSpan is the shortest span RecentFlow divides by, so that a burst of
+// fills just before now does not read as an unbounded rate.
+const minFlowSpan = time.Minute
+
+// RecentFlow returns the shares per second filled over the last window
+// fills measured at horizon h: their shares over the time from the oldest
+// of them to now (at least a minute), and how many fills it counted.
+func (t *MarkoutTracker) RecentFlow(h, window int, now time.Time) (sharesPerSec float64, fills int) {
+	if h < 0 || h >= NumMarkoutHorizons {
+		return 0, 0
+	}
+	r := &t.done[h]
+	k := min(window, r.n, markoutRing)
+	if k == 0 {
+		return 0, 0
+	}
+	var sh float64
+	oldest := now
+	for i := 1; i <= k; i++ {
+		j := (r.n - i) % markoutRing
+		sh += r.shares[j]
+		if r.at[j].Before(oldest) {
+			oldest = r.at[j]
+		}
+	}
+	span := max(now.Sub(oldest), minFlowSpan)
+	return sh / span.Seconds(), k
 }

@@ -138,7 +138,11 @@ func genModel(r *rand.Rand) Model {
 	if err != nil {
 		panic(err)
 	}
-	m = WithRewards(m, RewardParams{Enabled: r.IntN(2) == 0})
+	rp := DefaultRewardParams()
+	rp.Enabled, rp.Always = r.IntN(2) == 0, r.IntN(2) == 0
+	if m, err = WithRewards(m, rp); err != nil {
+		panic(err)
+	}
 	if r.IntN(2) == 0 {
 		m, err = WithEndDate(m, EndDateParams{Taper: 48 * time.Hour, ReduceOnly: 12 * time.Hour, Stop: time.Hour, MinFactor: 0.3})
 		if err != nil {

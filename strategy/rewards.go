@@ -3,44 +3,65 @@ package strategy
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/mmbot/mmbot/exchange"
 )
 
-// Liquidity-reward rules, as the exchange publishes them: an order's score
-// is S = ((v − s)/v)² for its distance s from the mid inside the max spread
-// v, times its size; Q_one sums bid-like orders (bids on YES, asks on NO) and
-// Q_two ask-like ones; single-sided liquidity counts at 1/c when the mid is
-// in [0.10, 0.90], and not at all outside it.
-const (
-	rewardC      = 3.0
-	rewardMidLo  = 0.10
-	rewardMidHi  = 0.90
-	centsToPrice = 0.01
-)
+// centsToPrice converts the published max spread (cents) to price units.
+// The scoring rule itself is exchange's (exchange.RewardSides and friends):
+// one implementation for the strategy, the backtest and the simulator.
+const centsToPrice = 0.01
 
-// OrderScore returns ((v − s)/v)² for a distance s from the mid strictly
-// inside the max spread v (same units), else 0.
-func OrderScore(v, s float64) float64 {
-	if !(v > 0) || !(s >= 0) || s >= v {
-		return 0
-	}
-	r := (v - s) / v
-	return r * r
-}
-
-// QMin combines the two sides' scores: for a mid in [0.10, 0.90],
-// max(min(Q1,Q2), max(Q1/c, Q2/c)) with c = 3; outside it, min(Q1,Q2).
-func QMin(qOne, qTwo, mid float64) float64 {
-	if mid >= rewardMidLo && mid <= rewardMidHi {
-		return max(min(qOne, qTwo), max(qOne/rewardC, qTwo/rewardC))
-	}
-	return min(qOne, qTwo)
-}
-
-// RewardParams switch the reward-aware constraint on.
+// RewardParams configure the reward-aware constraint (WithRewards).
 type RewardParams struct {
+	// Enabled turns the constraint on for markets that pay rewards.
 	Enabled bool
+	// Always skips the per-market decision: every paying market is quoted
+	// inside the band. Otherwise each market is quoted there only while
+	// the expected reward beats the expected adverse selection.
+	Always bool
+	// MarkoutHorizon (one of MarkoutHorizons) and MarkoutFills are the
+	// evidence of adverse selection: the mean markout per share of the
+	// market's last MarkoutFills fills at that horizon, and the rate at
+	// which they were filled. Until that many fills are measured the
+	// market is taken to cost nothing.
+	MarkoutHorizon time.Duration
+	MarkoutFills   int
+	// Hold is how long a market's decision stands before it is made again.
+	Hold time.Duration
+	// MaxSize (shares) and MaxNotional (collateral), when positive, are
+	// the largest order the risk limits let out (risk.max_order_size,
+	// risk.max_order_notional): band quotes that need more (a reward
+	// minimum size above them) would be refused or shrunk below the
+	// minimum, so such a market is not quoted in the band.
+	MaxSize, MaxNotional float64
+}
+
+// DefaultRewardParams returns the documented defaults (docs/strategies.md):
+// on, decided per market on the last 20 fills' 10 s markouts, every minute.
+func DefaultRewardParams() RewardParams {
+	return RewardParams{Enabled: true, MarkoutHorizon: 10 * time.Second, MarkoutFills: 20, Hold: time.Minute}
+}
+
+// Validate reports the first invalid field by name.
+func (p RewardParams) Validate() error {
+	if !(p.MaxSize >= 0) || !(p.MaxNotional >= 0) || math.IsInf(p.MaxSize, 0) || math.IsInf(p.MaxNotional, 0) {
+		return fmt.Errorf("strategy: rewards: MaxSize and MaxNotional must be finite and >= 0, got %v and %v", p.MaxSize, p.MaxNotional)
+	}
+	if !p.Enabled || p.Always {
+		return nil
+	}
+	if _, ok := MarkoutHorizonIndex(p.MarkoutHorizon); !ok {
+		return fmt.Errorf("strategy: rewards: MarkoutHorizon must be one of %v, got %s", MarkoutHorizons, p.MarkoutHorizon)
+	}
+	if p.MarkoutFills < 1 || p.MarkoutFills > markoutRing {
+		return fmt.Errorf("strategy: rewards: MarkoutFills must be in [1, %d], got %d", markoutRing, p.MarkoutFills)
+	}
+	if p.Hold < 0 {
+		return fmt.Errorf("strategy: rewards: Hold must be >= 0, got %s", p.Hold)
+	}
+	return nil
 }
 
 type rewarded struct {
@@ -54,15 +75,51 @@ type rewarded struct {
 // push it out), raised to at least the reward minimum size, quotes that land
 // on the same price are merged, and when the mid is outside [0.10, 0.90] a
 // missing side is added (only two-sided liquidity scores there).
-func WithRewards(m Model, p RewardParams) Model { return &rewarded{inner: m, p: p} }
+//
+// Unless p.Always, it first decides per market whether that pays (decide):
+// the expected reward of the constrained quotes against the visible book
+// must beat the expected adverse selection measured by the market's
+// markouts. The decision is kept in the MarketState (MarketState.Rewards)
+// for p.Hold; with a nil state it is made at every call without markouts.
+func WithRewards(m Model, p RewardParams) (Model, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &rewarded{inner: m, p: p}, nil
+}
 
 // Quote implements Model.
 func (r *rewarded) Quote(dst []Desired, s *Snapshot, st *MarketState) []Desired {
 	n := len(dst)
 	dst = r.inner.Quote(dst, s, st)
-	if !r.p.Enabled {
+	if !r.p.Enabled || len(dst) == n {
 		return dst
 	}
+	if !r.p.Always && st != nil && st.Rewards.Decided && s.Now.Sub(st.Rewards.At) < r.p.Hold {
+		if !st.Rewards.Pays {
+			return dst
+		}
+		return constrainRewards(dst, n, s, st)
+	}
+	if r.p.Always {
+		return constrainRewards(dst, n, s, st)
+	}
+	orig := append([]Desired(nil), dst[n:]...)
+	dst = constrainRewards(dst, n, s, st)
+	d := r.decide(dst[n:], s, st)
+	if st != nil {
+		st.Rewards = d
+	}
+	if !d.Pays {
+		return append(dst[:n], orig...)
+	}
+	return dst
+}
+
+// constrainRewards pulls dst[n:] into the market's reward band (see
+// WithRewards); it leaves them as they are when the market pays nothing or
+// has no mid.
+func constrainRewards(dst []Desired, n int, s *Snapshot, st *MarketState) []Desired {
 	v := s.Rewards.MaxSpread.InexactFloat64() * centsToPrice
 	tick := s.Tick.InexactFloat64()
 	allowed := v - tick
@@ -86,7 +143,7 @@ func (r *rewarded) Quote(dst []Desired, s *Snapshot, st *MarketState) []Desired 
 		d.Size = max(d.Size, minSize)
 	}
 	dst = mergeSamePrice(dst, n)
-	if mid < rewardMidLo || mid > rewardMidHi {
+	if mid < exchange.RewardMidLow || mid > exchange.RewardMidHigh {
 		if !hasBid && len(dst) > n && mid-allowed > 0 {
 			dst = append(dst, Desired{Outcome: Yes, Side: exchange.Buy, Price: mid - allowed, Size: minSize})
 		}
@@ -126,95 +183,4 @@ func mergeSamePrice(dst []Desired, from int) []Desired {
 		}
 	}
 	return dst[:out]
-}
-
-// RewardEstimate is the instantaneous reward picture of one market: our
-// side scores and Q_min, the rest of the book's, our share of the two, and
-// that share of the daily pool.
-type RewardEstimate struct {
-	Mid          float64
-	QOne, QTwo   float64 // ours
-	QMin         float64 // ours
-	BookQMin     float64 // everyone else's, from the book less our orders
-	Share        float64 // QMin / (QMin + BookQMin)
-	DailyRewards float64 // Share × the market's daily rate
-}
-
-// String formats the estimate for logs and reports.
-func (e RewardEstimate) String() string {
-	return fmt.Sprintf("mid %.4f Q1 %.2f Q2 %.2f Qmin %.2f book Qmin %.2f share %.2f%% daily %.4f",
-		e.Mid, e.QOne, e.QTwo, e.QMin, e.BookQMin, 100*e.Share, e.DailyRewards)
-}
-
-// EstimateRewards scores our resting orders (after a plan: the kept open
-// orders and the new places) against the book. Orders below the reward
-// minimum size score nothing. It assumes each token's book lists only that
-// token's orders. The exchange samples scores over time and normalizes over
-// all makers; this is a snapshot estimate for reports.
-func EstimateRewards(s *Snapshot, ours []OpenOrder) RewardEstimate {
-	var e RewardEstimate
-	v := s.Rewards.MaxSpread.InexactFloat64() * centsToPrice
-	mid, ok := s.Top(Yes).Mid()
-	if !(v > 0) || !ok {
-		return e
-	}
-	e.Mid = mid
-	minSize := s.Rewards.MinSize.InexactFloat64()
-	for i := range ours {
-		o := &ours[i]
-		sz := o.Size.InexactFloat64()
-		if !o.Outcome.Valid() || sz < minSize {
-			continue
-		}
-		y := toYes(o.Outcome, o.Price.InexactFloat64())
-		sc := OrderScore(v, math.Abs(y-mid)) * sz
-		if bidLike(o.Outcome, o.Side) {
-			e.QOne += sc
-		} else {
-			e.QTwo += sc
-		}
-	}
-	e.QMin = QMin(e.QOne, e.QTwo, mid)
-	var one, two float64
-	for o := Yes; o <= No; o++ {
-		tokMid := toYes(o, mid) // the map is its own inverse
-		b := &s.Tokens[o]
-		for side, levels := range [2][]exchange.PriceLevel{b.Bids, b.Asks} {
-			sd := exchange.Buy
-			if side == 1 {
-				sd = exchange.Sell
-			}
-			for i := range levels {
-				p := levels[i].Price.InexactFloat64()
-				sz := levels[i].Size.InexactFloat64() - s.ownAt(o, sd, p)
-				if sz < minSize || sz <= sizeEps {
-					continue
-				}
-				sc := OrderScore(v, math.Abs(p-tokMid)) * sz
-				if bidLike(o, sd) {
-					one += sc
-				} else {
-					two += sc
-				}
-			}
-		}
-	}
-	e.BookQMin = QMin(one, two, mid)
-	if tot := e.QMin + e.BookQMin; tot > 0 {
-		e.Share = e.QMin / tot
-	}
-	e.DailyRewards = e.Share * s.Rewards.DailyRate.InexactFloat64()
-	return e
-}
-
-// ownAt sums our open size on outcome o, side sd at price p.
-func (s *Snapshot) ownAt(o Outcome, sd exchange.Side, p float64) float64 {
-	var n float64
-	for j := range s.Open {
-		oo := &s.Open[j]
-		if oo.Outcome == o && oo.Side == sd && oo.Price.InexactFloat64() == p {
-			n += oo.Size.InexactFloat64()
-		}
-	}
-	return n
 }

@@ -41,6 +41,8 @@ type MarketState struct {
 	// (WithAdverse reads it): Observe adds the trades through our level
 	// and the fair value's jumps, the loop our fills and their markouts.
 	Adverse AdverseState
+	// Rewards is WithRewards' last decision for the market.
+	Rewards RewardDecision
 }
 
 // NewMarketState returns a state with the estimators at their priors.

@@ -89,27 +89,6 @@ func TestWithEndDate(t *testing.T) {
 	}
 }
 
-func TestOrderScoreAndQMin(t *testing.T) {
-	scores := []struct{ v, s, want float64 }{
-		{3, 0, 1}, {3, 1, 4.0 / 9}, {3, 2.999, (0.001 / 3) * (0.001 / 3)}, {3, 3, 0}, {3, 4, 0}, {0, 0, 0}, {3, -1, 0},
-	}
-	for _, c := range scores {
-		approx(t, "S", OrderScore(c.v, c.s), c.want, 1e-15)
-	}
-	qs := []struct{ q1, q2, mid, want float64 }{
-		{90, 30, 0.5, 30},  // max(min 30, max(30, 10))
-		{90, 0, 0.5, 30},   // one-sided counts at a third inside [0.10, 0.90]
-		{60, 45, 0.5, 45},  // max(45, max(20, 15))
-		{90, 0, 0.95, 0},   // outside, only two-sided counts
-		{90, 40, 0.05, 40}, // min
-		{90, 0, 0.10, 30},  // the bounds are inside
-		{90, 0, 0.90, 30},
-	}
-	for _, c := range qs {
-		approx(t, "QMin", QMin(c.q1, c.q2, c.mid), c.want, 1e-12)
-	}
-}
-
 func TestWithRewards(t *testing.T) {
 	bands := func(offs ...float64) Model {
 		m, err := NewBands(BandsParams{Offsets: offs, Sizes: []float64{10, 10}[:len(offs)]})
@@ -130,24 +109,24 @@ func TestWithRewards(t *testing.T) {
 	}{
 		// Mid 0.50, v = 0.03, allowed 0.03 − tick = 0.02: level 1 (0.45/0.55)
 		// is pulled in to 0.48/0.52, sizes rise to 20.
-		{"pull in and size up", bands(0.01, 0.05), RewardParams{Enabled: true}, "0.49", "0.51", terms, []dq{
+		{"pull in and size up", bands(0.01, 0.05), RewardParams{Enabled: true, Always: true}, "0.49", "0.51", terms, []dq{
 			{Yes, "BUY", 0.49, 20, 0}, {No, "BUY", 0.49, 20, 0}, {Yes, "BUY", 0.48, 20, 1}, {No, "BUY", 0.48, 20, 1},
 		}},
-		{"merge levels that meet", bands(0.03, 0.05), RewardParams{Enabled: true}, "0.49", "0.51", terms, []dq{
+		{"merge levels that meet", bands(0.03, 0.05), RewardParams{Enabled: true, Always: true}, "0.49", "0.51", terms, []dq{
 			{Yes, "BUY", 0.48, 40, 0}, {No, "BUY", 0.48, 40, 0},
 		}},
 		{"disabled", bands(0.01, 0.05), RewardParams{}, "0.49", "0.51", terms, []dq{
 			{Yes, "BUY", 0.49, 10, 0}, {No, "BUY", 0.49, 10, 0}, {Yes, "BUY", 0.45, 10, 1}, {No, "BUY", 0.45, 10, 1},
 		}},
-		{"no reward program", bands(0.05), RewardParams{Enabled: true}, "0.49", "0.51", RewardTerms{}, []dq{
+		{"no reward program", bands(0.05), RewardParams{Enabled: true, Always: true}, "0.49", "0.51", RewardTerms{}, []dq{
 			{Yes, "BUY", 0.45, 10, 0}, {No, "BUY", 0.45, 10, 0},
 		}},
 		// Mid 0.95 is outside [0.10, 0.90]: a one-sided model gets its
 		// missing ask added at mid + allowed = 0.97 (a NO bid at 0.03).
-		{"two-sided outside the band", stub{{Outcome: Yes, Side: exchange.Buy, Price: 0.93, Size: 5}}, RewardParams{Enabled: true}, "0.94", "0.96", terms, []dq{
+		{"two-sided outside the band", stub{{Outcome: Yes, Side: exchange.Buy, Price: 0.93, Size: 5}}, RewardParams{Enabled: true, Always: true}, "0.94", "0.96", terms, []dq{
 			{Yes, "BUY", 0.93, 20, 0}, {No, "BUY", 0.03, 20, 0},
 		}},
-		{"one-sided inside the band stays", stub{{Outcome: Yes, Side: exchange.Buy, Price: 0.48, Size: 25}}, RewardParams{Enabled: true}, "0.49", "0.51", terms, []dq{
+		{"one-sided inside the band stays", stub{{Outcome: Yes, Side: exchange.Buy, Price: 0.48, Size: 25}}, RewardParams{Enabled: true, Always: true}, "0.49", "0.51", terms, []dq{
 			{Yes, "BUY", 0.48, 25, 0},
 		}},
 	}
@@ -155,7 +134,11 @@ func TestWithRewards(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := book("0.01", c.yb, c.ya, "", "")
 			s.Rewards = c.terms
-			checkQuotes(t, WithRewards(c.m, c.p).Quote(nil, s, nil), c.want)
+			w, err := WithRewards(c.m, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkQuotes(t, w.Quote(nil, s, nil), c.want)
 		})
 	}
 }
@@ -170,21 +153,30 @@ func TestEstimateRewards(t *testing.T) {
 		open("d", Yes, exchange.Buy, "0.45", "50"), // outside the max spread: nothing
 	}
 	e := EstimateRewards(s, ours)
-	// Others: each of the four levels is 0.01 from its token's mid: 4/9·100 = 44.44;
-	// YES bid + NO ask → Q1 = 88.89, YES ask + NO bid → Q2 = 88.89.
+	// Others: the NO book mirrors the YES book (0.49/0.51 both), two views
+	// of one market book: the YES book alone counts. Each level is 0.01
+	// from the mid: 4/9·100 = 44.44; Q1 = Q2 = 400/9, book QMin 400/9.
 	// Ours: QMin = max(min(50, 13.33), max(50/3, 13.33/3)) = 16.67.
-	// Share = 16.67 / (16.67 + 88.89) = 0.1579; daily = 15.79.
+	// Share = 16.67 / (16.67 + 44.44) = 0.2727; daily = 27.27.
 	approx(t, "Q1", e.QOne, 50, 1e-9)
 	approx(t, "Q2", e.QTwo, 40.0/3, 1e-9)
 	approx(t, "QMin", e.QMin, 50.0/3, 1e-9)
-	approx(t, "book QMin", e.BookQMin, 800.0/9, 1e-9)
-	approx(t, "share", e.Share, (50.0/3)/(50.0/3+800.0/9), 1e-12)
-	approx(t, "daily", e.DailyRewards, 100*(50.0/3)/(50.0/3+800.0/9), 1e-9)
+	approx(t, "book QMin", e.BookQMin, 400.0/9, 1e-9)
+	approx(t, "share", e.Share, (50.0/3)/(50.0/3+400.0/9), 1e-12)
+	approx(t, "daily", e.DailyRewards, 100*(50.0/3)/(50.0/3+400.0/9), 1e-9)
+
+	// Books that are not mirrors list each token's own orders: both count.
+	// YES 0.49/0.51 and NO 0.48/0.52 (0.01 and 0.02 from the NO mid 0.50):
+	// Q1 = 400/9 (YES bid) + 100/9 (NO ask 0.52 → a YES bid at 0.48), Q2 =
+	// 400/9 + 100/9: book QMin 500/9.
+	sep := book("0.01", "0.49", "0.51", "0.48", "0.52")
+	sep.Rewards = s.Rewards
+	approx(t, "book QMin of separate books", EstimateRewards(sep, ours).BookQMin, 500.0/9, 1e-9)
 
 	// Our orders in the book are not counted as the others'.
 	mine := []OpenOrder{open("e", Yes, exchange.Buy, "0.49", "20"), ours[1]}
 	e2 := EstimateRewards(withOwn(s, mine), mine)
-	approx(t, "book QMin without ours", e2.BookQMin, 800.0/9, 1e-9)
+	approx(t, "book QMin without ours", e2.BookQMin, 400.0/9, 1e-9)
 	if (EstimateRewards(book("0.01", "", "", "", ""), ours) != RewardEstimate{}) {
 		t.Fatal("estimate without a mid")
 	}

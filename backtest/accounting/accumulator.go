@@ -80,11 +80,13 @@ func (a *Accumulator) Token(id string) *TokenAcc {
 	return t
 }
 
-// OnReward adds a reward sample (see RewardSampler) taken at time t.
+// OnReward adds samples liquidity-reward samples of one market
+// (fillmodel.ScoreMarket) taken at time t: the scores and what we earned.
 func (a *Accumulator) OnReward(t time.Time, s fillmodel.RewardScore, samples int) {
 	a.advance(t)
 	a.reward.Ours += s.Ours
 	a.reward.Total += s.Total
+	a.reward.Earned += s.Earned
 	a.samples += samples
 }
 

@@ -99,45 +99,6 @@ func TestStats(t *testing.T) {
 	}
 }
 
-func TestRewardScorerAndSampler(t *testing.T) {
-	m, err := fillmodel.NewMatcher("tok", fillmodel.MatcherConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	book := recording.FixedBook{Bids: []recording.Level{{Price: fixture.Fx(t, "0.49"), Size: fixture.Fx(t, "100")}, {Price: fixture.Fx(t, "0.45"), Size: fixture.Fx(t, "100")}},
-		Asks: []recording.Level{{Price: fixture.Fx(t, "0.51"), Size: fixture.Fx(t, "50")}, {Price: fixture.Fx(t, "0.60"), Size: fixture.Fx(t, "1000")}}}
-	m.OnBook(&book, fixture.Sec(0))
-	if _, err := m.Place(fillmodel.VirtualOrder{ID: "b", Side: exchange.Buy, Price: fixture.Fx(t, "0.48"), Size: fixture.Fx(t, "20")}, fixture.Sec(0)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Place(fillmodel.VirtualOrder{ID: "tiny", Side: exchange.Sell, Price: fixture.Fx(t, "0.52"), Size: fixture.Fx(t, "1")}, fixture.Sec(0)); err != nil {
-		t.Fatal(err)
-	}
-	m.Advance(fixture.Sec(1))
-	s := fillmodel.RewardSampler{Scorer: fillmodel.QuadraticScorer{}}
-	if _, n := s.Sample(fixture.Sec(1), m, fixture.Fx(t, "0.03"), fixture.Fx(t, "5")); n != 0 {
-		t.Error("first call sampled")
-	}
-	if _, n := s.Sample(fixture.Sec(59), m, fixture.Fx(t, "0.03"), fixture.Fx(t, "5")); n != 0 {
-		t.Error("sampled before the minute")
-	}
-	sc, n := s.Sample(fixture.Sec(180), m, fixture.Fx(t, "0.03"), fixture.Fx(t, "5"))
-	if n != 3 {
-		t.Fatalf("samples %d, want 3 (1:00, 2:00, 3:00)", n)
-	}
-	// mid 0.50, v 0.03: ours: 0.48 → ((0.03−0.02)/0.03)²·20 = 20/9; the 1-share
-	// ask is below min size. Book: 0.49 and 0.51 → (2/3)²·100 and (2/3)²·50;
-	// 0.45 and 0.60 are beyond the spread.
-	ours := 20.0 / 9
-	total := ours + 4.0/9*150
-	if math.Abs(sc.Ours-3*ours) > 1e-9 || math.Abs(sc.Total-3*total) > 1e-9 {
-		t.Errorf("score %+v, want %v / %v", sc, 3*ours, 3*total)
-	}
-	if _, n := s.Sample(fixture.Sec(200), m, fixture.Fx(t, "0.03"), fixture.Fx(t, "5")); n != 0 {
-		t.Error("sampled twice in a minute")
-	}
-}
-
 func TestFees(t *testing.T) {
 	f := fillmodel.Fees{MakerBps: fixture.Dec("-5"), TakerBps: fixture.Dec("20")}
 	if got := f.Fee(fixture.Fx(t, "0.5"), fixture.Fx(t, "100"), true); !got.Equal(fixture.Dec("0.1")) {

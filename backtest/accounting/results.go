@@ -73,9 +73,12 @@ type Results struct {
 	// (mid later − mid at the fill), the adverse selection without the
 	// half spread earned.
 	MidMarkouts []MarkoutStats
-	Rates       []RateUse             // orders and cancels sent against each cap
-	Reward      fillmodel.RewardScore // summed over samples
-	Samples     int                   // reward samples taken
+	Rates       []RateUse // orders and cancels sent against each cap
+	// Reward is the liquidity-reward score summed over the samples of
+	// every market, and Reward.Earned our pro-rata part of their pools
+	// (collateral, not in PnL: see RewardEarned).
+	Reward  fillmodel.RewardScore
+	Samples int // reward samples taken (a market's sample each)
 
 	Series []SeriesRow // per interval and token
 	Totals []TotalRow  // per interval, the portfolio
@@ -99,6 +102,10 @@ const (
 func (r *Results) RatiosTooFew() bool {
 	return r.RatioSamples < MinRatioSamples || time.Duration(r.RatioSamples)*r.Interval < MinRatioSpan
 }
+
+// RewardEarned is the liquidity rewards we earned, in collateral: our
+// pro-rata part of each sampled market's pool. PnL does not include it.
+func (r *Results) RewardEarned() decimal.Decimal { return r.Reward.Earned.Decimal() }
 
 // RewardShare is our share of the liquidity-reward score (0 without samples).
 func (r *Results) RewardShare() float64 {

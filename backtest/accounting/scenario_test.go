@@ -105,8 +105,8 @@ func TestAccumulator(t *testing.T) {
 	if !r.MaxDrawdown.IsZero() || !math.IsNaN(r.Sharpe) {
 		t.Errorf("drawdown %s sharpe %v", r.MaxDrawdown, r.Sharpe)
 	}
-	if r.RewardShare() != 0.25 || r.Samples != 1 {
-		t.Errorf("reward share %v", r.RewardShare())
+	if r.RewardShare() != 0.25 || r.Samples != 1 || !r.RewardEarned().Equal(fixture.Dec("0.25")) {
+		t.Errorf("reward share %v, earned %s", r.RewardShare(), r.RewardEarned())
 	}
 	if r.Rates[0].Peak != 2 || r.Rates[1].Peak != 3 || r.Rates[2].Peak != 1 || r.Rates[0].Cap != 2400 {
 		t.Errorf("rates %+v", r.Rates)

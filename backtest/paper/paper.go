@@ -37,6 +37,10 @@ type Market struct {
 	// a virtual order reaches the book, and can fill, that long after it
 	// is placed, and its placement answers "delayed", as on the exchange.
 	Delay time.Duration
+	// Rewards is the market's liquidity-reward program (zero: none): the
+	// venue scores our virtual orders against the live books once a
+	// minute and counts our pro-rata part of the pool (Stats.Reward).
+	Rewards fillmodel.RewardTerms
 }
 
 // Config configures a Venue.
@@ -83,6 +87,12 @@ type Stats struct {
 	FilledNotional   decimal.Decimal // Σ price × size, collateral
 	Open             int             // orders live or in flight now
 	OrdersRemembered int             // orders the venue can still answer reads for
+	// Reward is the liquidity-reward score of our virtual orders against
+	// the live books, summed over the samples of every paying market, and
+	// Reward.Earned our part of their pools; RewardSamples counts the
+	// samples (a market's sample each).
+	Reward        fillmodel.RewardScore
+	RewardSamples int
 }
 
 // Venue is the venue of `mmbot run --dry-run`: books and trades are
@@ -111,6 +121,8 @@ type Venue struct {
 	stats      Stats
 	scratch    recording.FixedBook
 	resting    []fillmodel.OrderState
+	rewardClk  fillmodel.RewardClock
+	rewardBuf  [2][]fillmodel.OrderState
 }
 
 var _ loop.Venue = (*Venue)(nil)
@@ -124,6 +136,7 @@ type paperToken struct {
 	tick     exchange.Fixed // the market's: a change of either token's is both's (feedBook)
 	said     exchange.Fixed // the tick the token's last book gave (the configured one before)
 	minSize  exchange.Fixed
+	rewards  fillmodel.RewardTerms
 }
 
 // NewVenue returns a paper venue over src for the configured markets.
@@ -186,7 +199,7 @@ func NewVenue(src Source, cfg Config) (*Venue, error) {
 			if err != nil {
 				return nil, fmt.Errorf("paper venue: %w", err)
 			}
-			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, delay: pm.Delay, tick: tick, said: tick, minSize: minSize}
+			v.tokens[tok] = &paperToken{id: tok, cond: pm.ConditionID, outcome: o, m: m, delay: pm.Delay, tick: tick, said: tick, minSize: minSize, rewards: pm.Rewards}
 		}
 	}
 	v.dedup.Start = cfg.Now().Unix()
@@ -218,6 +231,7 @@ func (v *Venue) Books(ctx context.Context, tokenIDs []string) ([]exchange.OrderB
 		}
 	}
 	v.forgetFinals(now)
+	v.sampleRewards(now)
 	return books, nil
 }
 

@@ -68,11 +68,6 @@ type Config struct {
 	// Limits are the client's rate caps whose POST /order and DELETE /order
 	// buckets the replay simulates (nil: exchange.DefaultLimits()).
 	Limits *exchange.Limits
-	// Scorer, when set, scores our resting orders per token once a minute
-	// through the RewardScorer seam. Nil uses the strategy's own scoring
-	// (strategy.EstimateRewards) per market, which needs the market's
-	// reward terms.
-	Scorer fillmodel.RewardScorer
 	// HideOwnOrders returns the recorded books as they are. By default our
 	// resting virtual orders are added to the levels Books returns, so that
 	// the loop sees its own quotes in the book as it does live (the
@@ -134,7 +129,7 @@ type Replay struct {
 
 	buckets    rateBuckets
 	nextReward time.Time
-	rewardBuf  []fillmodel.OrderState
+	rewardBuf  [2][]fillmodel.OrderState
 	restBuf    []fillmodel.OrderState
 	tapeSel    []*replayMarket // Trades' markets, reused
 	tapeVer    uint64          // counts the trades shown to the strategy
@@ -151,7 +146,8 @@ type finalOrder struct {
 // of recorded trades the strategy has seen.
 type replayMarket struct {
 	m     strategy.Market
-	delay time.Duration // the matching delay of placements (seconds_delay); metas change it
+	delay time.Duration         // the matching delay of placements (seconds_delay); metas change it
+	terms fillmodel.RewardTerms // the market's reward program (zero: none)
 	toks  [2]*replayToken
 	tape  []*tapeTrade // ring
 	head  int
@@ -260,7 +256,11 @@ func (r *Replay) addMarket(m strategy.Market) error {
 	if _, dup := r.byCond[m.ConditionID]; dup {
 		return fmt.Errorf("backtest: market %s listed twice", m.ConditionID)
 	}
-	mk := &replayMarket{m: m, delay: m.PlacementDelay, tape: make([]*tapeTrade, r.cfg.TapeSize)}
+	terms, err := fillmodel.NewRewardTerms(m.Rewards.MaxSpread, m.Rewards.MinSize, m.Rewards.DailyRate)
+	if err != nil {
+		return fmt.Errorf("backtest: market %s: %w", m.ConditionID, err)
+	}
+	mk := &replayMarket{m: m, delay: m.PlacementDelay, terms: terms, tape: make([]*tapeTrade, r.cfg.TapeSize)}
 	r.byCond[m.ConditionID] = mk
 	r.markets = append(r.markets, mk)
 	tick, _ := exchange.FixedFromDecimal(m.Tick)

@@ -22,7 +22,9 @@ import (
 
 // unmeasured says what a journal report leaves out, and why.
 const unmeasured = "Spread and inventory PnL, markouts, queue waits and the reward share are not shown: " +
-	"they are measured against the book's mid, and the order journal holds no books."
+	"they are measured against the book's mid, and the order journal holds no books. " +
+	"Liquidity rewards earned are not in the journal either (the exchange publishes no earnings): " +
+	"the daemon's estimate is in mmbot status (totals.rewards) and the mmbot_rewards_earned metric."
 
 func journal(r *accounting.Results) bool { return r.Run.Source == accounting.SourceJournal }
 

@@ -166,6 +166,7 @@ func summaryLines(r *accounting.Results) [][2]string {
 		{"Sharpe (annualised)", ratioLine(r, r.Sharpe)},
 		{"Sortino (annualised)", ratioLine(r, r.Sortino)},
 		{"reward score share", pct(r.RewardShare()) + fmt.Sprintf(" (%d samples)", r.Samples)},
+		{"rewards earned", money(r.RewardEarned()) + " (not in PnL)"},
 	}
 }
 

@@ -37,8 +37,8 @@ type Row struct {
 	// suffered without the half spread; NaN without fills.
 	MidMarkout10s, MidMarkout60s float64
 	// RewardShare is our share of the liquidity-reward score (NaN when no
-	// market pays rewards); Reward estimates its income: the share of the
-	// markets' daily rates over the run's duration.
+	// market pays rewards); Reward is its income: our pro-rata part of the
+	// markets' pools over the samples (Results.RewardEarned).
 	RewardShare float64
 	Reward      decimal.Decimal
 	Orders      int
@@ -92,9 +92,7 @@ func measure(sc *Scenario, model string, mode fillmodel.Mode, res *accounting.Re
 		r.RewardShare = res.RewardShare()
 		if sc.Rewards != nil {
 			r.pays = true
-			days := decimal.NewFromFloat(sc.Duration.Hours() / 24)
-			rate := sc.Rewards.DailyRate.Mul(decimal.NewFromInt(int64(len(scan.Markets))))
-			r.Reward = rate.Mul(days).Mul(decimal.NewFromFloat(r.RewardShare)).Round(2)
+			r.Reward = res.RewardEarned().Round(2)
 		}
 	}
 	var pnl []float64

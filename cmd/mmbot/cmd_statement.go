@@ -39,7 +39,8 @@ marked at their last fill price, or with --mark-mid at the current mid of
 the exchange's POST /books (the config's exchange; a token without a
 two-sided book, or an exchange that does not answer, keeps its last fill
 price). The report says which. Spread PnL, markouts and the reward share
-need the book and are not shown.
+need the book and are not shown; liquidity rewards earned are not in the
+journal (the daemon's estimate is in mmbot status, totals.rewards).
 
 --from and --to take an RFC 3339 time (2026-03-01T12:00:00Z), a date
 (2026-03-01, midnight UTC), or a duration before now (90m, 24h, 7d); the

@@ -123,6 +123,20 @@ type Totals struct {
 	// at settlement; TradesPending the trades not final yet.
 	FillsReversed int `json:"fills_reversed"`
 	TradesPending int `json:"trades_pending"`
+	// Rewards is the loop's liquidity-reward estimate over every market.
+	Rewards Rewards `json:"rewards"`
+}
+
+// Rewards is a liquidity-reward estimate (loop.MarketRewards): the
+// income since the start, per day at the last cycle's share, the share of
+// the score (the mean over paying markets in the totals), and, per market,
+// the reward-aware decision.
+type Rewards struct {
+	Earned   string  `json:"earned"`
+	Daily    float64 `json:"daily"`
+	Share    float64 `json:"share"`
+	Pays     *bool   `json:"pays,omitempty"`     // per market: the market has a reward program
+	Decision string  `json:"decision,omitempty"` // per market: WithRewards' last decision
 }
 
 // Market is one quoted market.
@@ -137,6 +151,7 @@ type Market struct {
 	Orders         []Order    `json:"orders"`
 	PnL            PnL        `json:"pnl"`
 	Collateral     Collateral `json:"collateral"`
+	Rewards        Rewards    `json:"rewards"`
 	BookAgeSeconds float64    `json:"book_age_seconds"`
 	Stale          bool       `json:"stale"`
 	Stopped        string     `json:"stopped"`

@@ -57,6 +57,11 @@ func (d *Status) WriteTable(w io.Writer, loc *time.Location) error {
 	fmt.Fprintf(&b, "pnl %s marked, %s realized  fills %d  volume %s  notional %s  live orders %d  placed %d (refused %d)  cancels %d (failed %d)  risk rejections %d%s\n",
 		Signed(decOf(t.MarkedPnL)), Signed(decOf(t.RealizedPnL)), t.Fills, t.Volume, decOf(t.Notional).StringFixed(2), t.LiveOrders,
 		t.OrdersPlaced, t.OrdersRefused, t.Cancels, t.CancelsFailed, t.RiskRejections, CountsSuffix(t.RiskRejectionsByReason))
+	if payingMarkets(d) > 0 {
+		fmt.Fprintf(&b, "rewards (estimated) %s earned, %s a day, %s%% mean share of the %d paying markets' scores\n",
+			decOf(t.Rewards.Earned).StringFixed(4), strconv.FormatFloat(t.Rewards.Daily, 'f', 2, 64), strconv.FormatFloat(100*t.Rewards.Share, 'f', 2, 64),
+			payingMarkets(d))
+	}
 	if len(t.HeldBackByLimit) > 0 {
 		fmt.Fprintf(&b, "quotes held back by limits %s\n", CountsList(t.HeldBackByLimit))
 	}
@@ -89,6 +94,17 @@ func (d *Status) WriteTable(w io.Writer, loc *time.Location) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// payingMarkets counts the markets with a liquidity-reward program.
+func payingMarkets(d *Status) int {
+	n := 0
+	for i := range d.Markets {
+		if p := d.Markets[i].Rewards.Pays; p != nil && *p {
+			n++
+		}
+	}
+	return n
 }
 
 // marketNote is the NOTE column: why the market is not quoted, else its

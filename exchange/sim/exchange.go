@@ -73,6 +73,7 @@ type Exchange struct {
 	flow    *flow
 	settle  settlements
 	delayed []delayedOrder // placements held by their market's delay, in arrival order
+	rewards *rewards
 
 	srvMu   sync.Mutex
 	srv     *http.Server
@@ -137,6 +138,7 @@ func New(cfg Config) (*Exchange, error) {
 		byToken: map[string]*mstate{},
 		orders:  map[string]*orderRecord{},
 		data:    newLedger(),
+		rewards: newRewards(cfg.Start),
 		stop:    make(chan struct{}),
 	}
 	e.accts = newAccounts(cfg.Rand)
@@ -247,6 +249,7 @@ func (e *Exchange) stepLocked(dt time.Duration) {
 		}
 	}
 	e.flow.step(dt, now)
+	e.rewards.sample(e, now)
 }
 
 // Resolve closes and resolves a market now: open orders are cancelled and

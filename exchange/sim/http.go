@@ -60,6 +60,7 @@ func (e *Exchange) Handler() http.Handler {
 	mux.HandleFunc("POST /clob/orders", e.handlePlaceOrders)
 	mux.HandleFunc("DELETE /clob/order", e.handleCancel)
 	mux.HandleFunc("GET /clob/builder/trades", e.handleBuilderTrades)
+	mux.HandleFunc("GET /clob/rewards/earnings", e.handleRewardEarnings) // extension: docs/simulator.md
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		area, _ := splitArea(r.URL.Path)

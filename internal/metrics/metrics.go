@@ -52,6 +52,9 @@ type Metrics struct {
 	FillsReversed  prometheus.Counter // fills taken back: their trade failed at settlement
 	TradesPending  prometheus.Gauge   // trades of ours not final yet (MATCHED, MINED, RETRYING)
 	KillAutoClears prometheus.Counter // trips that cleared by themselves once the exchange was back
+
+	RewardsEarned prometheus.Gauge     // the loop's estimate of the liquidity rewards earned since the start, collateral
+	RewardShare   *prometheus.GaugeVec // label market: our share of the market's reward score at the last cycle
 }
 
 // New creates the collectors and registers them on reg.
@@ -114,6 +117,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Trades of ours not final yet (MATCHED, MINED or RETRYING): their fills are booked as pending."}),
 		KillAutoClears: prometheus.NewCounter(prometheus.CounterOpts{Name: "mmbot_kill_switch_auto_clears_total",
 			Help: "Kill-switch trips caused by the exchange being away that cleared by themselves (risk.auto_clear_after)."}),
+		RewardsEarned: prometheus.NewGauge(prometheus.GaugeOpts{Name: "mmbot_rewards_earned",
+			Help: "Liquidity rewards earned since the start as the loop estimates them (share of each market's score × its daily rate over time), in collateral; not in mmbot_pnl."}),
+		RewardShare: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mmbot_reward_share",
+			Help: "Our share (0 to 1) of each paying market's liquidity-reward score at the last cycle."}, []string{"market"}),
 	}
 	// The two statuses exist from the start, at 0, so that the first 401
 	// is an increase (a series born at 1 has none).
@@ -122,7 +129,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	for _, c := range []prometheus.Collector{m.CycleSeconds, m.OrdersPlaced, m.OrdersCancelled, m.OrdersRejected, m.Fills,
 		m.RateLimited, m.Retries, m.RedirectsRefused, m.RetryAfterCapped, m.TokensInUse, m.Position, m.PnL, m.KillSwitch, m.KillSwitchTrips, m.BookAgeSeconds, m.MarketDataRefused,
 		m.LiveOrders, m.Markets, m.CycleErrors, m.LastCycle, m.AuthFailures, m.RateCap, m.RateAdmitted, m.Drawdown,
-		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares, m.MarkoutMidGain, m.MarkoutMidLoss, m.FillsReversed, m.TradesPending, m.KillAutoClears} {
+		m.MaxDrawdown, m.MaxBookAge, m.MarkoutGain, m.MarkoutLoss, m.MarkoutShares, m.MarkoutMidGain, m.MarkoutMidLoss, m.FillsReversed, m.TradesPending, m.KillAutoClears,
+		m.RewardsEarned, m.RewardShare} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

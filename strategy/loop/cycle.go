@@ -484,6 +484,7 @@ func (l *Loop) refresh(now time.Time) {
 		if f, ok := s.FairValue(); ok {
 			mr.fair, mr.hasFair = f, true
 		}
+		mr.observeRewards(now)
 	}
 }
 

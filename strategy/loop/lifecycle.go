@@ -165,7 +165,8 @@ func (l *Loop) finish(rep *CycleReport) {
 			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),
 			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt, Limit: limitName(mr.limit),
 			RealizedPnL: l.acct.realized[yes].Add(l.acct.realized[no]),
-			MarkedPnL:   l.acct.markedToken(yes, l.pos[yes], mark).Add(l.acct.markedToken(no, l.pos[no], mark))}
+			MarkedPnL:   l.acct.markedToken(yes, l.pos[yes], mark).Add(l.acct.markedToken(no, l.pos[no], mark)),
+			Rewards:     mr.rewardStatus()}
 		ms.Orders = make([]OrderStatus, 0, len(byMarket[i]))
 		var open []risk.Order
 		for _, lo := range byMarket[i] {

@@ -161,6 +161,7 @@ type marketRun struct {
 	limit     risk.Reason // the limit that held its quotes back in its last pass; 0: none
 	limLogged uint32      // the limits logged as holding it back (bit per risk.Reason) since it was last clear
 	unheld    int         // passes in a row without a limit holding it back
+	rew       rewardRun   // the liquidity-reward estimate
 }
 
 // refusal returns why the market's data is refused, or "".

@@ -87,6 +87,8 @@ type MarketStatus struct {
 	// start. It stays until a newer error replaces it.
 	LastError   string
 	LastErrorAt time.Time
+	// Rewards is the market's liquidity-reward estimate and decision.
+	Rewards MarketRewards
 }
 
 // OrderStatus is one tracked order in a MarketStatus.

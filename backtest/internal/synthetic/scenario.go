@@ -30,7 +30,7 @@ func Scenario(t *testing.T) *accounting.Results {
 	a.OnFill(fillmodel.Fill{OrderID: "t1", Side: exchange.Buy, Price: fixture.Fx(t, "0.52"), Size: fixture.Fx(t, "10"), Time: fixture.Sec(95), Taker: true, First: true, Reason: fillmodel.FillTaker})
 	a.OnCancel(fixture.Sec(96))
 	a.OnBook(fixture.Sec(100), bookTop(t, "0.55", "0.57"))
-	acc.OnReward(fixture.Sec(120), fillmodel.RewardScore{Ours: 3, Total: 12}, 1)
+	acc.OnReward(fixture.Sec(120), fillmodel.RewardScore{Ours: 3, Total: 12, Earned: 250_000}, 1)
 	a.OnResolve(fixture.Sec(150), fixture.Dec("1"))
 	a.OnBook(fixture.Sec(160), bookTop(t, "0.10", "0.20")) // ignored: resolved
 	r, err := acc.Finish(fixture.Sec(170))

@@ -82,3 +82,23 @@ func (e *Engine) MarketOf(token string) (marketID string, outcome int, ok bool) 
 	}
 	return ref.m.id, ref.outcome, true
 }
+
+// Resting calls fn for every order resting in a market's book, best level
+// first on each side, in time priority within a level, with its price in
+// terms of outcome 0 and whether it rests on the bid side of the market
+// book (a BUY of outcome 0 or a SELL of outcome 1). fn must not change the
+// engine.
+func (e *Engine) Resting(marketID string, fn func(o *Order, price0 int64, bid bool)) error {
+	m, ok := e.markets[marketID]
+	if !ok {
+		return ErrUnknownMarket
+	}
+	for _, s := range []*bookSide{&m.bids, &m.asks} {
+		for i := len(s.levels) - 1; i >= 0; i-- {
+			for o := s.levels[i].head; o != nil; o = o.next {
+				fn(o, o.bookPrice, s.bid)
+			}
+		}
+	}
+	return nil
+}
