@@ -41,7 +41,7 @@ func TestReplayFillAfterOrderLatency(t *testing.T) {
 		{"trade after the order rests", 1000, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			evs := append(twoBooks(t), tradeAt(tc.tradeAt, synthetic.TokY, "0.48", "5", exchange.Sell), bookAt(t, 2000, synthetic.TokY, []string{"0.48:95"}, []string{"0.52:100"}))
+			evs := append(twoBooks(t), tradeAt(tc.tradeAt, synthetic.TokY, "0.48", "10", exchange.Sell), bookAt(t, 2000, synthetic.TokY, []string{"0.48:90"}, []string{"0.52:100"}))
 			r, acc := newTestReplay(t, evs, lat)
 			var s Signer
 			it, id := item(t, &s, synthetic.TokY, exchange.Buy, "0.49", "10")

@@ -422,7 +422,7 @@ func TestLiveReplayParity(t *testing.T) {
 		cycles    int
 		minBefore int // cycles before the first fill the case must compare
 	}{
-		{"wide quotes", 31, 0.04, 60, 30},  // rarely filled: a long run before the first fill
+		{"wide quotes", 31, 0.06, 60, 30},  // rarely filled: a long run before the first fill
 		{"tight quotes", 32, 0.005, 60, 1}, // filled early: the fill models part ways
 	}
 	for _, tt := range tests {

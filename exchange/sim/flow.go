@@ -88,9 +88,8 @@ func (f *flow) market(s *mstate, now time.Time) *flowMarket {
 
 // restoreFlow rebuilds the flow of a restored exchange: its accounts are
 // registered already, its ladders rest in the book, src continues the
-// random draws where they stopped. The per-market true and public values
-// (flowMarket) are not saved: each market starts again with both at its
-// current fair value.
+// random draws where they stopped. restore then sets each market's true
+// and public values (FlowMarketState).
 func restoreFlow(e *Exchange, cfg FlowConfig, seed uint64, src *rand.PCG, orders uint64) (*flow, error) {
 	f := &flow{e: e, cfg: cfg, seed: seed, src: src, r: rand.New(src), n: orders, mk: map[*mstate]*flowMarket{}}
 	for _, a := range []struct {

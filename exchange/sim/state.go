@@ -177,8 +177,29 @@ type BuilderFill struct {
 
 // FlowState is the simulated flow's own state.
 type FlowState struct {
-	Rand   []byte `json:"rand"`   // the PCG source, MarshalBinary
-	Orders uint64 `json:"orders"` // orders sent (their ids are flow-N)
+	Rand    []byte            `json:"rand"`              // the PCG source, MarshalBinary
+	Orders  uint64            `json:"orders"`            // orders sent (their ids are flow-N)
+	Markets []FlowMarketState `json:"markets,omitempty"` // the informed flow's values, by market
+}
+
+// FlowMarketState is the flow's state of one market: the true value's
+// diffusion and jump parts, the public value following them, and the
+// informed orders still to come (a news burst's sweeps, waiting takers).
+type FlowMarketState struct {
+	ConditionID string        `json:"condition_id"`
+	Diff        float64       `json:"diff"`
+	Jump        float64       `json:"jump"`
+	PDiff       float64       `json:"pdiff"`
+	PJump       float64       `json:"pjump"`
+	Pub         float64       `json:"pub"`
+	Sweeps      []time.Time   `json:"sweeps,omitempty"`
+	Waiting     []WaiterState `json:"waiting,omitempty"`
+}
+
+// WaiterState is an informed taker waiting for an edge.
+type WaiterState struct {
+	Size  int64     `json:"size"`
+	Until time.Time `json:"until"`
 }
 
 // State returns the exchange's state now (e.g. for a test, or to save it
@@ -216,6 +237,20 @@ func (e *Exchange) State() (*State, error) {
 		return nil, fmt.Errorf("sim: state: flow random source: %w", err)
 	}
 	st.Flow = FlowState{Rand: rs, Orders: e.flow.n}
+	for _, ms := range e.markets {
+		m, ok := e.flow.mk[ms]
+		if !ok {
+			continue
+		}
+		fs := FlowMarketState{ConditionID: ms.id, Diff: m.diff, Jump: m.jump, PDiff: m.pdiff, PJump: m.pjump, Pub: m.pub}
+		for _, w := range m.sweeps {
+			fs.Sweeps = append(fs.Sweeps, w.at)
+		}
+		for _, w := range m.waiting {
+			fs.Waiting = append(fs.Waiting, WaiterState{Size: w.size, Until: w.until})
+		}
+		st.Flow.Markets = append(st.Flow.Markets, fs)
+	}
 	return st, nil
 }
 
@@ -324,6 +359,20 @@ func (e *Exchange) restore(st *State) error {
 	f, err := restoreFlow(e, e.cfg.Flow, e.cfg.Seed, src, st.Flow.Orders)
 	if err != nil {
 		return err
+	}
+	for _, fs := range st.Flow.Markets {
+		ms, ok := e.byCond[fs.ConditionID]
+		if !ok {
+			return fmt.Errorf("flow state of unknown market %s", fs.ConditionID)
+		}
+		m := &flowMarket{diff: fs.Diff, jump: fs.Jump, pdiff: fs.PDiff, pjump: fs.PJump, pub: fs.Pub}
+		for _, at := range fs.Sweeps {
+			m.sweeps = append(m.sweeps, sweep{at: at})
+		}
+		for _, w := range fs.Waiting {
+			m.waiting = append(m.waiting, waiter{size: w.Size, until: w.Until})
+		}
+		f.mk[ms] = m
 	}
 	e.flow = f
 	return nil
