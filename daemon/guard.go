@@ -1,6 +1,15 @@
 package daemon
 
-import "github.com/mmbot/mmbot/strategy/loop"
+import (
+	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy/loop"
+)
+
+// onBlind hears the guard's reason before its cancels go out: /readyz
+// fails from that moment, not only once the cancels have come back.
+func (d *Daemon) onBlind(reason risk.TripReason, detail string) {
+	d.health.SetReady(false, "guard: "+reason.String()+": "+detail)
+}
 
 // onGuard hears every look of the guard (on its goroutine). While the loop
 // is blind /readyz fails with the guard's reason, even though no cycle

@@ -289,6 +289,7 @@ func (d *Daemon) buildLoop(context.Context) (func(), error) {
 	d.status.loop.Store(d.loop)
 	gc := d.guard
 	gc.Observe = d.onGuard
+	gc.OnBlind = d.onBlind
 	d.guarder, err = loop.NewGuard(d.loop, gc)
 	return nil, err
 }

@@ -34,6 +34,10 @@ type GuardConfig struct {
 	// Observe, when set, hears about every look, on the guard's goroutine
 	// (the daemon fails /readyz and counts kill-switch trips there).
 	Observe func(GuardReport)
+	// OnBlind, when set, hears the reason as soon as a look finds the loop
+	// blind, before that look's cancels are sent (the daemon fails /readyz
+	// there, so that it is never ready while orders are being pulled).
+	OnBlind func(reason risk.TripReason, detail string)
 }
 
 // GuardReport is what one look of the guard found and did.
@@ -153,6 +157,9 @@ func (g *Guard) look(ctx context.Context, now time.Time) GuardReport {
 	}
 	if k := g.l.cfg.Kill; k != nil {
 		rep.Tripped = k.Trip(rep.Reason, rep.Detail, now)
+	}
+	if g.cfg.OnBlind != nil {
+		g.cfg.OnBlind(rep.Reason, rep.Detail)
 	}
 	rep.Cancelled, rep.Left = g.cancel(ctx, todo, now)
 	if rep.Cancelled > 0 || rep.Left != g.left {

@@ -155,7 +155,21 @@ func (r *guardRig) step(t *testing.T) GuardReport {
 // for the loop's stuck request.
 func TestGuardCancelsWhenBooksHang(t *testing.T) {
 	const maxBookAge = 5 * time.Second
-	r := newGuardRig(t, maxBookAge, GuardConfig{Period: time.Second, MaxCycleGap: time.Minute})
+	// OnBlind must be heard before the look's cancels go out: the daemon
+	// fails /readyz there, so that it never reads ready while orders are
+	// being pulled.
+	var r *guardRig
+	var blindLive []int
+	var blindMu sync.Mutex
+	onBlind := func(reason risk.TripReason, detail string) {
+		blindMu.Lock()
+		defer blindMu.Unlock()
+		if reason != risk.TripStaleQuotes || detail == "" {
+			t.Errorf("OnBlind(%v, %q)", reason, detail)
+		}
+		blindLive = append(blindLive, r.v.live())
+	}
+	r = newGuardRig(t, maxBookAge, GuardConfig{Period: time.Second, MaxCycleGap: time.Minute, OnBlind: onBlind})
 	lastBook := r.clock.Now() // the books the first cycle judged are stamped lt0
 	r.v.mu.Lock()
 	r.v.hangBooks = true
@@ -180,6 +194,11 @@ func TestGuardCancelsWhenBooksHang(t *testing.T) {
 	if !trip.Started || !trip.Tripped || trip.Reason != risk.TripStaleQuotes || trip.Cancelled != 4 || trip.Left != 0 {
 		t.Fatalf("the look that cancelled: %+v", trip)
 	}
+	blindMu.Lock()
+	if len(blindLive) != 1 || blindLive[0] != 4 {
+		t.Fatalf("OnBlind heard with %v orders live, want once with all 4 (before the cancels)", blindLive)
+	}
+	blindMu.Unlock()
 	if tripped, why := r.kill.Tripped(); !tripped || why.Reason != risk.TripStaleQuotes {
 		t.Fatalf("kill switch: %v %+v, want tripped as stale_quotes", tripped, why)
 	}
