@@ -15,9 +15,9 @@ import (
 // jumps (the 95% intervals over the seeds of its PnL and of its 60 s
 // mid-to-mid markout below zero). What the simulator meets today, and this
 // test holds: the naive quoter earns in calm, where its mid-to-mid markout
-// is nil; under jumps its mid-to-mid markout is below calm's (the sweeps
-// pick it off) and its PnL is below calm's. It does not yet lose in
-// informed or jumps (docs/scoreboard.md says by how much and why).
+// is nil; under informed flow and under jumps its mid-to-mid markout is
+// below zero and calm's (informed takers and news sweeps pick it off) and
+// its PnL below calm's. It does not yet lose significantly in either (docs/scoreboard.md says by how much and why).
 func TestCalibrationNaive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 22 market-hours")
@@ -47,5 +47,14 @@ func TestCalibrationNaive(t *testing.T) {
 	}
 	if c, j := pnls["calm"], pnls["jumps"]; !(j.mean < c.mean) {
 		t.Errorf("jumps: the naive quoter earns %.2f, not less than in calm (%.2f)", j.mean, c.mean)
+	}
+	// Informed flow selects adversely: the naive quoter's 60 s mid-to-mid
+	// markout is below zero and below calm's, and it earns less than in
+	// calm (the long run, BenchmarkCalibrationLong, has the intervals).
+	if c, i := mids["calm"], mids["informed"]; !(i.mean < c.mean && i.mean < 0) {
+		t.Errorf("informed: the naive quoter's 60 s mid-to-mid markout %.3f ¢ is not below zero and calm's %.3f ¢", i.mean, c.mean)
+	}
+	if c, i := pnls["calm"], pnls["informed"]; !(i.mean < c.mean) {
+		t.Errorf("informed: the naive quoter earns %.2f, not less than in calm (%.2f)", i.mean, c.mean)
 	}
 }

@@ -83,8 +83,14 @@ func Scenarios(o Options) []Scenario {
 	jumps := base("jumps", "6 jumps an hour of sd 0.7 logit on top of the default volatility", 3)
 	jumps.Flow = sim.FlowConfig{JumpRate: 6, JumpSize: 0.7}
 
-	informed := base("informed", "60% of takers trade on the true value", 4)
-	informed.Flow = sim.FlowConfig{Informed: 0.6}
+	// Information, not the number of informed takers, is what costs a
+	// maker (Glosten–Milgrom): at the default volatility the value moves
+	// less in a minute than the half spread, and informed takers earn
+	// little however many they are. This market carries news: a value
+	// moving 1 logit per sqrt(hour), seen a minute ahead by the 80% of
+	// takers who are informed.
+	informed := base("informed", "80% of takers trade on a true value that moves 1.0 logit per sqrt(hour) and that they see 1m0s ahead", 4)
+	informed.Flow = sim.FlowConfig{Informed: 0.8, Volatility: 1.0, Horizon: time.Minute}
 
 	thin := base("thin", "thin wide books: 2 background levels of 20 shares 5 cents out, 0.05 takers a second", 5)
 	thin.Flow = sim.FlowConfig{MakerLevels: 2, MakerSize: 20, MakerHalfSpread: 0.05, MakerSpacing: 0.02, TakerRate: 0.05}

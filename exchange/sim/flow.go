@@ -34,13 +34,16 @@ type flow struct {
 }
 
 // flowMarket is the flow's own state of one market. The true value's logit
-// is mstate.logit = diff + jump: diff the diffusion (random walk and
-// drift), jump the sum of news jumps. The public value's logit is pdiff +
+// is mstate.logit = diff + jump: diff the diffusion, jump the sum of news
+// jumps. ahead is the diffusion (random walk and drift) as the informed
+// takers see it; diff follows it with the time constant Horizon (equal to
+// it when Horizon is 0). The informed trade on ahead + jump. The public value's logit is pdiff +
 // pjump: pdiff follows diff with the time constant Lead and moves toward
 // it by InformedImpact of the gap after each informed trade (the makers
 // learn from the order flow); pjump follows jump the same way with the
 // time constant NewsLag.
 type flowMarket struct {
+	ahead        float64 // the diffusion as the informed takers see it (FlowConfig.Horizon ahead)
 	diff, jump   float64
 	pdiff, pjump float64
 	pub          float64  // the public value's logit: pdiff + pjump
@@ -80,7 +83,7 @@ func newFlow(e *Exchange, cfg FlowConfig, seed uint64) (*flow, error) {
 func (f *flow) market(s *mstate, now time.Time) *flowMarket {
 	m, ok := f.mk[s]
 	if !ok {
-		m = &flowMarket{diff: s.logit, pdiff: s.logit, pub: s.logit}
+		m = &flowMarket{ahead: s.logit, diff: s.logit, pdiff: s.logit, pub: s.logit}
 		f.mk[s] = m
 	}
 	return m
@@ -136,12 +139,14 @@ func (f *flow) step(dt time.Duration, now time.Time) {
 			continue
 		}
 		m := f.market(s, now)
-		m.diff += f.cfg.Drift*hours + f.cfg.Volatility*math.Sqrt(hours)*f.r.NormFloat64()
+		m.ahead += f.cfg.Drift*hours + f.cfg.Volatility*math.Sqrt(hours)*f.r.NormFloat64()
 		if f.r.Float64() < max(0, f.cfg.JumpRate)*hours {
 			j := f.cfg.JumpSize * f.r.NormFloat64()
 			m.jump += j
 			f.news(m, now)
 		}
+		m.ahead = max(-logitCap-m.jump, min(logitCap-m.jump, m.ahead))
+		m.diff += (m.ahead - m.diff) * closes(dt, f.cfg.Horizon)
 		m.diff = max(-logitCap-m.jump, min(logitCap-m.jump, m.diff))
 		s.logit = m.diff + m.jump
 		m.catchUp(dt, f.cfg.Lead, f.cfg.NewsLag)
@@ -187,10 +192,12 @@ func closes(dt, tau time.Duration) float64 {
 	return 1 - math.Exp(-float64(dt)/float64(tau))
 }
 
-// learn moves the public value toward the true value by the fraction
-// impact of each part's gap: the makers' update after an informed trade.
+// learn moves the public value toward the value the informed trade on by
+// the fraction impact of each part's gap: the makers' update after an
+// informed trade (the order flow reveals what the informed know, Horizon
+// ahead included).
 func (m *flowMarket) learn(impact float64) {
-	m.pdiff += impact * (m.diff - m.pdiff)
+	m.pdiff += impact * (m.ahead - m.pdiff)
 	m.pjump += impact * (m.jump - m.pjump)
 	m.pub = m.pdiff + m.pjump
 }

@@ -32,6 +32,13 @@ type FlowConfig struct {
 	// diffusion (default 5m; negative: no lead, the makers know the true
 	// value): informed takers trade on where the public value is going.
 	Lead time.Duration
+	// Horizon is how far ahead the informed takers see the true value's
+	// diffusion (default 0: they see today's true value). The diffusion is
+	// drawn first as the informed see it; the true value that the public
+	// value learns follows it with this time constant (it closes
+	// 1 − exp(−t/Horizon) of the gap in t), so an informed trade's edge is
+	// revealed to the makers only as time passes, not by the trade.
+	Horizon time.Duration
 	// InformedImpact is the fraction of the gap between the public and the
 	// true value that the public value closes after each informed trade
 	// (default 0.1; negative: none): the makers learn from the order flow,
@@ -134,6 +141,8 @@ func (f *FlowConfig) fill() error {
 		return fmt.Errorf("sim: taker size tail index %v outside (1, 10]", f.TakerTail)
 	case f.Lead > 24*time.Hour || f.NewsLag > 24*time.Hour:
 		return fmt.Errorf("sim: lead %s and news lag %s must be at most 24h", f.Lead, f.NewsLag)
+	case f.Horizon < 0 || f.Horizon > 24*time.Hour:
+		return fmt.Errorf("sim: informed horizon %s outside [0, 24h]", f.Horizon)
 	case f.InformedImpact > 1:
 		return fmt.Errorf("sim: informed impact %v above 1", f.InformedImpact)
 	case f.NewsSweepWindow < 0:

@@ -174,3 +174,92 @@ func TestFlowRewardMakersCompete(t *testing.T) {
 		t.Errorf("%d markets without rewards have reward-size background orders", free)
 	}
 }
+
+// With a Horizon the informed see the diffusion ahead of the true value:
+// under a pure drift the true value trails what they see by about
+// Drift × Horizon, and an informed trade moves the public value toward
+// what they see (the order flow reveals it). Without a Horizon the two
+// are the same value.
+func TestFlowInformedSeeAhead(t *testing.T) {
+	const drift = 3.0 // logit per hour
+	cfg := FlowConfig{Volatility: 1e-12, JumpRate: -1, TakerRate: -1, Drift: drift, Lead: -1, Horizon: 2 * time.Minute}
+	ex := flowExchange(t, 3, 4, cfg)
+	for i := 0; i < 20*60; i++ { // 20 minutes: ten time constants
+		if err := ex.Advance(time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ex.mu.Lock()
+	want := drift * cfg.Horizon.Hours()
+	var s *mstate
+	for _, x := range ex.markets {
+		if x.closed {
+			continue
+		}
+		m := ex.flow.mk[x]
+		if gap := m.ahead - m.diff; math.Abs(gap-want) > 0.1*want {
+			t.Errorf("the true value trails what the informed see by %.4f logit, want about %.4f", gap, want)
+		}
+		if math.Abs(m.diff-m.pdiff) > 1e-9 {
+			t.Errorf("Lead -1: the public value %.4f differs from the true %.4f", m.pdiff, m.diff)
+		}
+		s = x
+	}
+	m := ex.flow.mk[s]
+	before := m.ahead - m.pub
+	m.learn(0.5)
+	if after := m.ahead - m.pub; math.Abs(after-before/2) > 1e-9 {
+		t.Errorf("after learning half the gap: %.5f left of %.5f", after, before)
+	}
+	ex.mu.Unlock()
+
+	cfg.Horizon = 0
+	ex = flowExchange(t, 3, 4, cfg)
+	if err := ex.Advance(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	for _, x := range ex.markets {
+		if m := ex.flow.mk[x]; !x.closed && m.ahead != m.diff {
+			t.Errorf("no horizon: ahead %v, true %v", m.ahead, m.diff)
+		}
+	}
+}
+
+// An informed taker trades on what it sees ahead: with the true value and
+// the book at the same price, it buys when the value ahead is above the
+// ask, and does nothing when only the true value would be.
+func TestFlowInformedTradeOnAhead(t *testing.T) {
+	cfg := FlowConfig{Volatility: 1e-12, JumpRate: -1, TakerRate: -1, Lead: -1, Horizon: time.Hour}
+	ex := flowExchange(t, 5, 3, cfg)
+	if err := ex.Advance(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	var s *mstate
+	for _, x := range ex.markets {
+		if !x.closed && x.m.TickSize.String() == "0.01" && x.fair() > 0.2 && x.fair() < 0.8 {
+			s = x
+			break
+		}
+	}
+	if s == nil {
+		t.Skip("no market with a 0.01 tick in the middle of the range")
+	}
+	m := ex.flow.mk[s]
+	now := ex.clock()
+	size := max(s.minSize, 20*engine.Unit)
+	if m.ahead = m.diff; ex.flow.inform(s, m, size, now) {
+		t.Fatal("traded with nothing seen ahead")
+	}
+	m.ahead = m.diff + 0.5 // the informed see the value 0.5 logit higher
+	if !ex.flow.inform(s, m, size, now) {
+		t.Fatal("did not trade on the value seen ahead")
+	}
+	b, _ := ex.eng.Balance(ex.flow.informed.id())
+	if got := b.Shares[s.m.TokenIDs[0]] + b.PendingShares[s.m.TokenIDs[0]]; got <= 0 {
+		t.Fatalf("the informed hold %d of outcome 0 (settled or pending), want a buy", got)
+	}
+}

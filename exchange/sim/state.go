@@ -187,6 +187,7 @@ type FlowState struct {
 // informed orders still to come (a news burst's sweeps, waiting takers).
 type FlowMarketState struct {
 	ConditionID string        `json:"condition_id"`
+	Ahead       *float64      `json:"ahead,omitempty"` // absent in older files: equal to Diff
 	Diff        float64       `json:"diff"`
 	Jump        float64       `json:"jump"`
 	PDiff       float64       `json:"pdiff"`
@@ -242,7 +243,8 @@ func (e *Exchange) State() (*State, error) {
 		if !ok {
 			continue
 		}
-		fs := FlowMarketState{ConditionID: ms.id, Diff: m.diff, Jump: m.jump, PDiff: m.pdiff, PJump: m.pjump, Pub: m.pub}
+		ahead := m.ahead
+		fs := FlowMarketState{ConditionID: ms.id, Ahead: &ahead, Diff: m.diff, Jump: m.jump, PDiff: m.pdiff, PJump: m.pjump, Pub: m.pub}
 		for _, w := range m.sweeps {
 			fs.Sweeps = append(fs.Sweeps, w.at)
 		}
@@ -365,7 +367,10 @@ func (e *Exchange) restore(st *State) error {
 		if !ok {
 			return fmt.Errorf("flow state of unknown market %s", fs.ConditionID)
 		}
-		m := &flowMarket{diff: fs.Diff, jump: fs.Jump, pdiff: fs.PDiff, pjump: fs.PJump, pub: fs.Pub}
+		m := &flowMarket{ahead: fs.Diff, diff: fs.Diff, jump: fs.Jump, pdiff: fs.PDiff, pjump: fs.PJump, pub: fs.Pub}
+		if fs.Ahead != nil {
+			m.ahead = *fs.Ahead
+		}
 		for _, at := range fs.Sweeps {
 			m.sweeps = append(m.sweeps, sweep{at: at})
 		}
