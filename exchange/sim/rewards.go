@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -41,6 +42,45 @@ type rewardLine struct {
 func newRewards(start time.Time) *rewards {
 	return &rewards{next: start.Truncate(RewardInterval).Add(RewardInterval), lines: map[rewardKey]*rewardLine{},
 		paid: map[string]int64{}, sides: map[string]*exchange.RewardSides{}}
+}
+
+// state copies the program's state, sorted; e.mu is held.
+func (r *rewards) state() *RewardsState {
+	st := &RewardsState{Next: r.next}
+	for k, l := range r.lines {
+		st.Lines = append(st.Lines, RewardLineState{Wallet: k.account, Market: k.market, Earned: l.earned, Samples: l.samples})
+	}
+	sort.Slice(st.Lines, func(i, j int) bool {
+		a, b := st.Lines[i], st.Lines[j]
+		return a.Wallet < b.Wallet || a.Wallet == b.Wallet && a.Market < b.Market
+	})
+	for m, p := range r.paid {
+		st.Paid = append(st.Paid, RewardMarketState{Market: m, Paid: p})
+	}
+	sort.Slice(st.Paid, func(i, j int) bool { return st.Paid[i].Market < st.Paid[j].Market })
+	return st
+}
+
+// restore loads a saved state; known says whether a market is in the
+// catalog.
+func (r *rewards) restore(st *RewardsState, known func(market string) bool) error {
+	r.next = st.Next
+	for _, l := range st.Lines {
+		if !known(l.Market) {
+			return fmt.Errorf("rewards of unknown market %s", l.Market)
+		}
+		if l.Earned < 0 || l.Samples < 0 {
+			return fmt.Errorf("rewards of %s in %s: negative %d / %d", l.Wallet, l.Market, l.Earned, l.Samples)
+		}
+		r.lines[rewardKey{account: strings.ToLower(l.Wallet), market: l.Market}] = &rewardLine{earned: l.Earned, samples: l.Samples}
+	}
+	for _, p := range st.Paid {
+		if !known(p.Market) || p.Paid < 0 {
+			return fmt.Errorf("rewards paid by market %s: %d", p.Market, p.Paid)
+		}
+		r.paid[p.Market] = p.Paid
+	}
+	return nil
 }
 
 // sample takes the samples due at or before now. When several intervals

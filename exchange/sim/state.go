@@ -50,6 +50,31 @@ type State struct {
 	Delayed []DelayedState `json:"delayed,omitempty"`
 	Ledger  LedgerState    `json:"ledger"`
 	Flow    FlowState      `json:"flow"`
+	// Rewards is the liquidity-reward program's state: what each account
+	// earned and each market paid, and the next sample (absent in older
+	// files: nothing earned, the next sample after Now).
+	Rewards *RewardsState `json:"rewards,omitempty"`
+}
+
+// RewardsState is the liquidity-reward program's state.
+type RewardsState struct {
+	Next  time.Time           `json:"next"`
+	Lines []RewardLineState   `json:"lines,omitempty"` // by wallet, then market
+	Paid  []RewardMarketState `json:"paid,omitempty"`  // by market
+}
+
+// RewardLineState is what one account earned in one market.
+type RewardLineState struct {
+	Wallet  string `json:"wallet"`
+	Market  string `json:"market"`
+	Earned  int64  `json:"earned"` // base units
+	Samples int    `json:"samples"`
+}
+
+// RewardMarketState is what one market paid in total, every account.
+type RewardMarketState struct {
+	Market string `json:"market"`
+	Paid   int64  `json:"paid"` // base units
 }
 
 // MarketState is the exchange's state of one market besides the engine's.
@@ -233,6 +258,7 @@ func (e *Exchange) State() (*State, error) {
 		st.Delayed = append(st.Delayed, DelayedState{Request: d.req, At: d.at})
 	}
 	st.Ledger = e.data.state()
+	st.Rewards = e.rewards.state()
 	rs, err := e.flow.src.MarshalBinary()
 	if err != nil {
 		return nil, fmt.Errorf("sim: state: flow random source: %w", err)
@@ -353,6 +379,13 @@ func (e *Exchange) restore(st *State) error {
 	}
 	if err := e.data.restore(e, st.Ledger); err != nil {
 		return err
+	}
+	e.rewards = newRewards(st.Now) // older files: nothing earned, the next sample after Now
+	if st.Rewards != nil {
+		known := func(m string) bool { _, ok := e.byCond[m]; return ok }
+		if err := e.rewards.restore(st.Rewards, known); err != nil {
+			return err
+		}
 	}
 	src := &rand.PCG{}
 	if err := src.UnmarshalBinary(st.Flow.Rand); err != nil {

@@ -147,6 +147,20 @@ func TestStateFileFlowContinues(t *testing.T) {
 		t.Fatal(err)
 	}
 	env2 := startStateful(t, path, 7)
+	// The liquidity rewards earned so far come back too (the flow's
+	// makers earn in the markets that pay).
+	wallets := env.ex.RewardWallets()
+	if len(wallets) == 0 {
+		t.Fatal("no account earned rewards in 5 minutes")
+	}
+	if got := env2.ex.RewardWallets(); !reflect.DeepEqual(got, wallets) {
+		t.Fatalf("restored reward earners %v, want %v", got, wallets)
+	}
+	for _, w := range wallets {
+		if a, b := env.ex.RewardEarnings(w), env2.ex.RewardEarnings(w); !a.Total.IsPositive() || !reflect.DeepEqual(a, b) {
+			t.Fatalf("rewards of %s: restored %+v, saved %+v", w, b, a)
+		}
+	}
 	for _, ex := range []*Exchange{env.ex, env2.ex} {
 		if err := ex.Advance(5 * time.Minute); err != nil {
 			t.Fatal(err)
