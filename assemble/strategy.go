@@ -46,8 +46,11 @@ func StrategyParams(cfg *configs.Config) (loop.Params, strategy.EstimatorParams,
 		model, err = strategy.NewGLFT(strategy.GLFTParams{Gamma: g.Gamma, K: g.K, A: g.A, InventoryUnit: size, Ladder: ladder})
 	case "naive":
 		model, err = strategy.NewNaive(strategy.NaiveParams{Size: size, AllowSell: sc.AllowSell})
+	case "touch":
+		model, err = strategy.NewTouch(strategy.TouchParams{Size: size, SkewShares: sc.Touch.SkewShares.InexactFloat64(),
+			MaxSkewTicks: sc.Touch.MaxSkewTicks, AllowSell: sc.AllowSell})
 	default:
-		err = fmt.Errorf("strategy.model %q: want bands, avellaneda, glft or naive", sc.Model)
+		err = fmt.Errorf("strategy.model %q: want bands, avellaneda, glft, touch or naive", sc.Model)
 	}
 	if err != nil {
 		return loop.Params{}, est, fmt.Errorf("strategy.%s: %w", sc.Model, err)

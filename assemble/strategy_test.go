@@ -156,3 +156,52 @@ func doubledPrefix(line string) string {
 	}
 	return ""
 }
+
+// The default model is touch, built from [strategy.touch]: one tick inside
+// the touch, the side adding to the position stepping back with it.
+func TestStrategyParamsTouchIsTheDefault(t *testing.T) {
+	lv := func(p, s string) exchange.PriceLevel {
+		return exchange.PriceLevel{Price: decimal.RequireFromString(p), Size: decimal.RequireFromString(s)}
+	}
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	snap := &strategy.Snapshot{ConditionID: "0xc", Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5"), Now: now,
+		EndDate: now.Add(30 * 24 * time.Hour),
+		Tokens: [2]strategy.TokenBook{
+			{TokenID: "y", Bids: []exchange.PriceLevel{lv("0.45", "100")}, Asks: []exchange.PriceLevel{lv("0.55", "100")}, Updated: now},
+			{TokenID: "n", Bids: []exchange.PriceLevel{lv("0.45", "100")}, Asks: []exchange.PriceLevel{lv("0.55", "100")}, Updated: now},
+		}}
+	cfg := configs.Defaults()
+	if cfg.Strategy.Model != "touch" {
+		t.Fatalf("default model %q, want touch", cfg.Strategy.Model)
+	}
+	cfg.Strategy.AllowSell = false
+	cfg.Strategy.Adverse.Enabled, cfg.Strategy.Rewards.Enabled = false, false
+	cfg.Strategy.Touch.SkewShares, cfg.Strategy.Touch.MaxSkewTicks = decimal.NewFromInt(5), 2
+	p, est, err := StrategyParams(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := strategy.NewMarketState(est)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Position[strategy.Yes] = decimal.NewFromInt(12) // two units of skew: the bid steps back two ticks
+	st.Observe(snap)
+	got := p.Model.Quote(nil, snap, st)
+	if len(got) != 2 {
+		t.Fatalf("quotes %+v, want a bid and an ask", got)
+	}
+	for _, d := range got {
+		want := 0.44 // the YES bid: 0.46 less two ticks
+		if d.Outcome == strategy.No {
+			want = 1 - 0.54 // the ask one tick inside, as a NO bid
+		}
+		if d.Price < want-1e-3 || d.Price > want+1e-3 {
+			t.Errorf("%+v: price %v, want %v", d, d.Price, want)
+		}
+	}
+	cfg.Strategy.Touch.MaxSkewTicks = -1
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "strategy.touch.max_skew_ticks") {
+		t.Fatalf("max_skew_ticks -1: %v", err)
+	}
+}

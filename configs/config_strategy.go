@@ -4,7 +4,7 @@ import "github.com/shopspring/decimal"
 
 // Strategy is the [strategy] section: the quote model and the loop.
 type Strategy struct {
-	Model               string          `koanf:"model"` // bands|avellaneda|glft|naive
+	Model               string          `koanf:"model"` // bands|avellaneda|glft|touch|naive
 	Cycle               Duration        `koanf:"cycle"`
 	OrderSize           decimal.Decimal `koanf:"order_size"`
 	PriceToleranceTicks int             `koanf:"price_tolerance_ticks"`
@@ -20,6 +20,7 @@ type Strategy struct {
 	Bands      Bands      `koanf:"bands"`
 	Avellaneda Avellaneda `koanf:"avellaneda"`
 	GLFT       GLFT       `koanf:"glft"`
+	Touch      Touch      `koanf:"touch"`
 	Rewards    Rewards    `koanf:"rewards"`
 	EndDate    EndDate    `koanf:"end_date"`
 	Adverse    Adverse    `koanf:"adverse"`
@@ -56,6 +57,13 @@ type GLFT struct {
 	Gamma float64 `koanf:"gamma"`
 	K     float64 `koanf:"k"`
 	A     float64 `koanf:"a"`
+}
+
+// Touch is [strategy.touch]: the touch model's inventory skew
+// (docs/strategies.md).
+type Touch struct {
+	SkewShares   decimal.Decimal `koanf:"skew_shares"`    // net shares per tick of skew; 0: 2 × order_size
+	MaxSkewTicks int             `koanf:"max_skew_ticks"` // 0: 5
 }
 
 // Rewards is [strategy.rewards]: reward-aware quoting (docs/strategies.md,

@@ -79,7 +79,7 @@ func Defaults() Config {
 			},
 		},
 		Strategy: Strategy{
-			Model:               "glft",
+			Model:               "touch",
 			Cycle:               Duration(time.Second),
 			OrderSize:           d("10"),
 			PriceToleranceTicks: 1,

@@ -25,7 +25,9 @@ func (m Markets) validate(v *validator) {
 }
 
 func (s Strategy) validate(v *validator, r Risk) {
-	v.check(oneOf(s.Model, "bands", "avellaneda", "glft", "naive"), "strategy.model", s.Model, "must be bands, avellaneda, glft or naive")
+	v.check(oneOf(s.Model, "bands", "avellaneda", "glft", "touch", "naive"), "strategy.model", s.Model, "must be bands, avellaneda, glft, touch or naive")
+	v.check(!s.Touch.SkewShares.IsNegative(), "strategy.touch.skew_shares", s.Touch.SkewShares, "must be >= 0")
+	v.check(s.Touch.MaxSkewTicks >= 0 && s.Touch.MaxSkewTicks <= 1000, "strategy.touch.max_skew_ticks", s.Touch.MaxSkewTicks, "must be in [0, 1000]")
 	v.check(s.Cycle > 0, "strategy.cycle", s.Cycle, "must be > 0")
 	v.check(s.OrderSize.IsPositive(), "strategy.order_size", s.OrderSize, "must be > 0")
 	v.check(s.OrderSize.LessThanOrEqual(r.MaxOrderSize), "strategy.order_size", s.OrderSize, "must be <= risk.max_order_size (%s)", r.MaxOrderSize)

@@ -27,7 +27,7 @@ const scoreboardLong = `Generates recordings of the simulated exchange for each 
 scenario (calm, trending, jumps, informed takers, thin wide books, markets
 reaching their end date, reward-paying markets) on its simulated clock, with
 --seeds seeds each, then replays each through every model (bands,
-avellaneda, glft and the naive benchmark) with the configuration's defaults
+avellaneda, glft, touch and the naive benchmark) with the configuration's defaults
 under the conservative and the queue fill models, and prints a Markdown
 table of means over the seeds with 95% t-intervals: PnL, PnL per notional
 and per fill, fills, the realized-spread and mid-to-mid markouts, inventory
@@ -53,7 +53,7 @@ const (
 )
 
 // scoreboardModels are the models the scoreboard compares, in table order.
-var scoreboardModels = []string{"bands", "avellaneda", "glft", "naive"}
+var scoreboardModels = []string{"bands", "avellaneda", "glft", "touch", "naive"}
 
 type scoreboardFlags struct {
 	short     bool

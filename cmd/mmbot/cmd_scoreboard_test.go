@@ -25,7 +25,7 @@ func TestScoreboardShortGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(errOut, "scoreboard: [112/112] ran ") {
+	if !strings.Contains(errOut, "scoreboard: [140/140] ran ") {
 		t.Errorf("no progress on stderr: %q", errOut)
 	}
 	if *updateScoreboard {
@@ -52,8 +52,8 @@ func TestScoreboardShortGolden(t *testing.T) {
 			t.Errorf("limit breaches: %s", row)
 		}
 	}
-	if runs != 56 {
-		t.Errorf("%d rows in the table, want 7 scenarios × 4 models × 2 fill models", runs)
+	if runs != 70 {
+		t.Errorf("%d rows in the table, want 7 scenarios × 5 models × 2 fill models", runs)
 	}
 }
 
