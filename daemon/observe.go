@@ -50,6 +50,10 @@ type observer struct {
 	tripMu      sync.Mutex
 	tripCounted bool
 	lastTrip    time.Time // when the last trip counted happened
+
+	// rewards, when set, writes the reward estimate to the journal (on
+	// OnCycle's goroutine, and at shutdown).
+	rewards *rewardJournal
 }
 
 func (o *observer) clock() time.Time {
@@ -128,6 +132,9 @@ func (o *observer) redirectRefused(re *exchange.RedirectError) {
 }
 
 func (o *observer) OnCycle(r *loop.CycleReport) {
+	if o.rewards != nil && r.Status != nil {
+		o.rewards.observe(r.Status, false)
+	}
 	m := o.m
 	if m == nil || r.Status == nil {
 		return

@@ -140,6 +140,7 @@ func (d *Daemon) openJournal(context.Context) (func(), error) {
 		return nil, fmt.Errorf("state journal: %w", err)
 	}
 	d.store = store
+	d.obs.rewards = newRewardJournal(store, log)
 	prune := startPruner(store, cfg.State.Retention.Std(), cfg.State.PruneBatch, time.Now, log)
 	return func() {
 		prune.stop()
@@ -340,6 +341,10 @@ func (d *Daemon) shutdown() error {
 	sctx, cancel := context.WithTimeout(context.Background(), d.cfg.Shutdown.CancelTimeout.Std())
 	defer cancel()
 	shutErr := d.loop.Shutdown(sctx)
+	if d.obs.rewards != nil {
+		st := d.loop.Status()
+		d.obs.rewards.observe(&st, true)
+	}
 	d.summary()
 	if errors.Is(shutErr, loop.ErrCredentialsRefused) {
 		return fmt.Errorf("shutdown: %w; fix the credentials (%s), then run `mmbot cancel-all`", shutErr, assemble.CredentialsHint(shutErr))

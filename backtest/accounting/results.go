@@ -77,8 +77,12 @@ type Results struct {
 	// Reward is the liquidity-reward score summed over the samples of
 	// every market, and Reward.Earned our pro-rata part of their pools
 	// (collateral, not in PnL: see RewardEarned).
-	Reward  fillmodel.RewardScore
-	Samples int // reward samples taken (a market's sample each)
+	Reward fillmodel.RewardScore
+	// RewardsByMarket, for a run read from the order journal, is the
+	// daemon's liquidity-reward estimate by market over the whole hours of
+	// the period (the journal's reward records); Reward.Earned is its sum.
+	RewardsByMarket map[string]decimal.Decimal
+	Samples         int // reward samples taken (a market's sample each)
 
 	Series []SeriesRow // per interval and token
 	Totals []TotalRow  // per interval, the portfolio

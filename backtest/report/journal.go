@@ -23,8 +23,8 @@ import (
 // unmeasured says what a journal report leaves out, and why.
 const unmeasured = "Spread and inventory PnL, markouts, queue waits and the reward share are not shown: " +
 	"they are measured against the book's mid, and the order journal holds no books. " +
-	"Liquidity rewards earned are not in the journal either (the exchange publishes no earnings): " +
-	"the daemon's estimate is in mmbot status (totals.rewards) and the mmbot_rewards_earned metric."
+	"Liquidity rewards earned are the daemon's own estimate (the exchange publishes no earnings), " +
+	"which it writes to the journal by the hour: the hours that start in the period are counted."
 
 func journal(r *accounting.Results) bool { return r.Run.Source == accounting.SourceJournal }
 
@@ -54,6 +54,7 @@ func journalSummaryLines(r *accounting.Results) [][2]string {
 		{"max drawdown", money(r.MaxDrawdown)},
 		{"Sharpe (annualised)", ratioLine(r, r.Sharpe)},
 		{"Sortino (annualised)", ratioLine(r, r.Sortino)},
+		{"rewards earned", money(r.RewardEarned()) + " (the daemon's estimate, whole hours; not in PnL)"},
 	}
 }
 
@@ -309,6 +310,9 @@ type journalTotalsJSON struct {
 	MaxDrawdown decimal.Decimal  `json:"max_drawdown"`
 	Sharpe      accounting.Ratio `json:"sharpe"`
 	Sortino     accounting.Ratio `json:"sortino"`
+	// Rewards is the daemon's liquidity-reward estimate over the hours
+	// that start in the period (not in PnL).
+	Rewards decimal.Decimal `json:"rewards_earned"`
 	// The samples behind Sharpe and Sortino, as in accounting.Headline.
 	RatioSamples  int           `json:"ratio_samples"`
 	RatioInterval time.Duration `json:"ratio_interval_ns"`
@@ -323,6 +327,7 @@ type journalMarketJSON struct {
 	Realized   decimal.Decimal `json:"realized"`
 	Unrealized decimal.Decimal `json:"unrealized"`
 	PnL        decimal.Decimal `json:"pnl"`
+	Rewards    decimal.Decimal `json:"rewards_earned"`
 }
 
 type journalTokenJSON struct {
@@ -348,11 +353,12 @@ func writeJournalJSON(w io.Writer, r *accounting.Results) error {
 		Results: journalTotalsJSON{PnL: s.PnL, Realized: s.Realized, Unrealized: s.Unrealized, Fees: s.Fees, Volume: s.Volume,
 			Notional: s.Notional, Fills: s.Fills, Orders: s.OrdersSent, Canceled: s.CancelsSent, FillRatio: accounting.Ratio(s.FillRatio()),
 			MaxDrawdown: r.MaxDrawdown, Sharpe: accounting.Ratio(r.Sharpe), Sortino: accounting.Ratio(r.Sortino),
-			RatioSamples: r.RatioSamples, RatioInterval: r.Interval},
+			Rewards: r.RewardEarned(), RatioSamples: r.RatioSamples, RatioInterval: r.Interval},
 		Markets: []journalMarketJSON{}, Tokens: []journalTokenJSON{}, Rates: ratesJSON(r)}
 	for _, m := range markets(r) {
 		out.Markets = append(out.Markets, journalMarketJSON{Market: m.name, Fills: m.sum.Fills, Volume: m.sum.Volume,
-			Notional: m.sum.Notional, Fees: m.sum.Fees, Realized: m.sum.Realized, Unrealized: m.sum.Unrealized, PnL: m.sum.PnL})
+			Notional: m.sum.Notional, Fees: m.sum.Fees, Realized: m.sum.Realized, Unrealized: m.sum.Unrealized, PnL: m.sum.PnL,
+			Rewards: r.RewardsByMarket[m.name].Add(decimal.Zero)})
 		for _, t := range m.tokens {
 			out.Tokens = append(out.Tokens, journalTokenJSON{Token: t.TokenID, Market: m.name, Outcome: outcome(r, t.TokenID),
 				Fills: t.Fills, Volume: t.Volume, Notional: t.Notional, Fees: t.Fees, Position: t.Position, Mark: t.LastMid,

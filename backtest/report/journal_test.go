@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/mmbot/mmbot/backtest/accounting"
 	"github.com/mmbot/mmbot/backtest/fillmodel"
 	"github.com/mmbot/mmbot/backtest/internal/fixture"
@@ -51,6 +53,10 @@ func journalResults(t *testing.T) *accounting.Results {
 		Marks:   "the exchange's mid at the end (1 of 2 open positions), else the last fill price",
 		Labels:  map[string]string{"tokY1": "0xc0ffee…0001 YES", "tokN1": "0xc0ffee…0001 NO", "tokY2": "0xbeef00…0002 YES"},
 		Markets: map[string]string{"tokY1": "0xc0ffee…0001", "tokN1": "0xc0ffee…0001", "tokY2": "0xbeef00…0002"}}
+	// The daemon's reward estimate, as mmbot statement reads it from the
+	// journal's hourly records.
+	r.RewardsByMarket = map[string]decimal.Decimal{"0xc0ffee…0001": fixture.Dec("0.25")}
+	r.Reward.Earned = fixture.Fx(t, "0.25")
 	return r
 }
 
@@ -110,11 +116,14 @@ func TestJournalReportsGolden(t *testing.T) {
 	// What the backtest's reports show and a journal cannot measure is
 	// left out, and each report says how positions are marked.
 	for name, b := range map[string]string{"text": txt.String(), "html": html.String(), "json": js.String()} {
-		for _, bad := range []string{"fill mode", "latency", "markout", "from spread", "queue wait", "reward"} {
+		for _, bad := range []string{"fill mode", "latency", "markout", "from spread", "queue wait", "reward score", "reward share"} {
 			rest := strings.ReplaceAll(strings.ReplaceAll(b, unmeasured, ""), template.HTMLEscapeString(unmeasured), "")
 			if strings.Contains(strings.ToLower(rest), bad) {
 				t.Errorf("%s report mentions %q", name, bad)
 			}
+		}
+		if name != "html" && !strings.Contains(b, "0.25") {
+			t.Errorf("%s report does not show the rewards earned", name)
 		}
 		if !strings.Contains(b, "the exchange's mid at the end (1 of 2 open positions)") && !strings.Contains(b, "the exchange&#39;s mid at the end (1 of 2 open positions)") {
 			t.Errorf("%s report does not state the marks", name)

@@ -39,8 +39,9 @@ marked at their last fill price, or with --mark-mid at the current mid of
 the exchange's POST /books (the config's exchange; a token without a
 two-sided book, or an exchange that does not answer, keeps its last fill
 price). The report says which. Spread PnL, markouts and the reward share
-need the book and are not shown; liquidity rewards earned are not in the
-journal (the daemon's estimate is in mmbot status, totals.rewards).
+need the book and are not shown. Liquidity rewards earned are the daemon's
+own estimate (the exchange publishes none), which it writes to the journal
+by the hour: the statement counts the hours that start in the period.
 
 --from and --to take an RFC 3339 time (2026-03-01T12:00:00Z), a date
 (2026-03-01, midnight UTC), or a duration before now (90m, 24h, 7d); the
@@ -187,6 +188,9 @@ func runStatement(e *env, f statementFlags, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	if err := addJournalRewards(st, j.Period(), res); err != nil {
+		return err
+	}
 	if err := writeStatement(e, &f, res); err != nil {
 		return err
 	}
@@ -195,6 +199,27 @@ func runStatement(e *env, f statementFlags, now time.Time) error {
 		w = e.stderr // stdout is for the data
 	}
 	return writeFailedTrades(w, j.FailedTrades())
+}
+
+// addJournalRewards puts the daemon's liquidity-reward estimate for the
+// hours that start in p (the journal's reward records) into res.
+func addJournalRewards(st *state.Store, p ledger.Period, res *accounting.Results) error {
+	hours, err := st.Rewards(p.From, p.To)
+	if err != nil {
+		return fmt.Errorf("journal rewards: %w", err)
+	}
+	total, by, _ := state.SumRewards(hours)
+	fx, err := exchange.FixedFromDecimal(total.Round(6))
+	if err != nil {
+		return fmt.Errorf("journal rewards: %w", err)
+	}
+	named := make(map[string]decimal.Decimal, len(by)) // by the reports' market names
+	for m, v := range by {
+		n := ledger.ShortID(m)
+		named[n] = named[n].Add(v)
+	}
+	res.Reward.Earned, res.RewardsByMarket = fx, named
+	return nil
 }
 
 // writeFailedTrades lists the trades that failed at settlement in the

@@ -455,3 +455,54 @@ func TestStatementViaRunMain(t *testing.T) {
 	}
 	_, _ = io.Copy(io.Discard, &errb)
 }
+
+// The daemon's reward estimate, which it writes to the journal by the
+// hour, is in the statement for the hours that start in the period: in
+// the text, and in the JSON's totals and markets.
+func TestStatementRewards(t *testing.T) {
+	path, s := stmtJournal(t)
+	d := decimal.RequireFromString
+	for _, r := range []struct {
+		at     time.Time
+		earned map[string]decimal.Decimal
+	}{
+		{stmtAt(5), map[string]decimal.Decimal{stmtCond1: d("0.125"), stmtCond2: d("0.5")}},
+		{stmtAt(20), map[string]decimal.Decimal{stmtCond1: d("0.375")}},
+		{stmtAt(65), map[string]decimal.Decimal{stmtCond1: d("4")}}, // the next hour
+	} {
+		if err := s.AddRewards(r.at, r.earned); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := runStatementCmd(t, stmtNow, "--state", path, "--from", stmtT0.Format(time.RFC3339))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !regexp.MustCompile(`rewards earned +1 \(the daemon's estimate`).MatchString(out) {
+		t.Errorf("the text does not show 1.00 earned in the hour from 12:00:\n%s", out)
+	}
+	code, out, errOut = runStatementCmd(t, stmtAt(120), "--state", path, "--from", stmtT0.Format(time.RFC3339), "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Results struct {
+			Rewards string `json:"rewards_earned"`
+		}
+		Markets []struct {
+			Market  string
+			Rewards string `json:"rewards_earned"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if got.Results.Rewards != "5" || len(got.Markets) != 2 || got.Markets[1].Rewards != "4.5" || got.Markets[0].Rewards != "0.5" {
+		t.Errorf("JSON rewards: %+v", got)
+	}
+	// A period from within the first hour leaves that hour out.
+	code, out, errOut = runStatementCmd(t, stmtAt(120), "--state", path, "--from", stmtAt(10).Format(time.RFC3339), "--json")
+	if code != 0 || !strings.Contains(out, `"rewards_earned": "4"`) {
+		t.Errorf("from 12:10: exit %d, %s %s", code, out, errOut)
+	}
+}
