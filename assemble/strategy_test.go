@@ -14,17 +14,23 @@ import (
 
 // strategy.avellaneda.levels reaches the ladder of avellaneda and glft: a
 // two-sided book gets that many quotes per side.
-func TestStrategyParamsLadder(t *testing.T) {
+// testSnap is a market on a 0.01 tick whose two books show bid and ask,
+// 100 shares each.
+func testSnap(bid, ask string) *strategy.Snapshot {
 	lv := func(p, s string) exchange.PriceLevel {
 		return exchange.PriceLevel{Price: decimal.RequireFromString(p), Size: decimal.RequireFromString(s)}
 	}
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	snap := &strategy.Snapshot{ConditionID: "0xc", Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5"), Now: now,
+	return &strategy.Snapshot{ConditionID: "0xc", Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5"), Now: now,
 		EndDate: now.Add(30 * 24 * time.Hour),
 		Tokens: [2]strategy.TokenBook{
-			{TokenID: "y", Bids: []exchange.PriceLevel{lv("0.48", "100")}, Asks: []exchange.PriceLevel{lv("0.52", "100")}, Updated: now},
-			{TokenID: "n", Bids: []exchange.PriceLevel{lv("0.48", "100")}, Asks: []exchange.PriceLevel{lv("0.52", "100")}, Updated: now},
+			{TokenID: "y", Bids: []exchange.PriceLevel{lv(bid, "100")}, Asks: []exchange.PriceLevel{lv(ask, "100")}, Updated: now},
+			{TokenID: "n", Bids: []exchange.PriceLevel{lv(bid, "100")}, Asks: []exchange.PriceLevel{lv(ask, "100")}, Updated: now},
 		}}
+}
+
+func TestStrategyParamsLadder(t *testing.T) {
+	snap := testSnap("0.48", "0.52")
 	for _, model := range []string{"avellaneda", "glft"} {
 		for _, levels := range []int{1, 3} {
 			cfg := configs.Defaults()
@@ -160,16 +166,7 @@ func doubledPrefix(line string) string {
 // The default model is touch, built from [strategy.touch]: one tick inside
 // the touch, the side adding to the position stepping back with it.
 func TestStrategyParamsTouchIsTheDefault(t *testing.T) {
-	lv := func(p, s string) exchange.PriceLevel {
-		return exchange.PriceLevel{Price: decimal.RequireFromString(p), Size: decimal.RequireFromString(s)}
-	}
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	snap := &strategy.Snapshot{ConditionID: "0xc", Tick: decimal.RequireFromString("0.01"), MinSize: decimal.RequireFromString("5"), Now: now,
-		EndDate: now.Add(30 * 24 * time.Hour),
-		Tokens: [2]strategy.TokenBook{
-			{TokenID: "y", Bids: []exchange.PriceLevel{lv("0.45", "100")}, Asks: []exchange.PriceLevel{lv("0.55", "100")}, Updated: now},
-			{TokenID: "n", Bids: []exchange.PriceLevel{lv("0.45", "100")}, Asks: []exchange.PriceLevel{lv("0.55", "100")}, Updated: now},
-		}}
+	snap := testSnap("0.45", "0.55")
 	cfg := configs.Defaults()
 	if cfg.Strategy.Model != "touch" {
 		t.Fatalf("default model %q, want touch", cfg.Strategy.Model)

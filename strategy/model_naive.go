@@ -26,22 +26,40 @@ func NewNaive(p NaiveParams) (*Naive, error) {
 
 // Quote implements Model.
 func (n *Naive) Quote(dst []Desired, s *Snapshot, _ *MarketState) []Desired {
-	bid, ask, ok := s.yesTouch()
-	tick := s.Tick.InexactFloat64()
-	if !ok || !(tick > 0) {
+	b, a, tick, ok := insideTouch(s)
+	if !ok {
 		return dst
+	}
+	return quoteBidAsk(dst, s, n.p.AllowSell, b, a, tick, n.p.Size)
+}
+
+// insideTouch is where the naive and touch models quote before any skew,
+// in YES space: one tick above the best bid of others and one below their
+// best ask, or the touch itself when it is two ticks wide or less. ok is
+// false without a two-sided book of others or a tick.
+func insideTouch(s *Snapshot) (bid, ask, tick float64, ok bool) {
+	bid, ask, ok = s.yesTouch()
+	tick = s.Tick.InexactFloat64()
+	if !ok || !(tick > 0) {
+		return 0, 0, 0, false
 	}
 	b, a := bid+tick, ask-tick
 	if a-b < tick/2 { // two ticks or less: join the touch
 		b, a = bid, ask
 	}
+	return b, a, tick, true
+}
+
+// quoteBidAsk appends one level of size shares: a YES-space bid at b and
+// an ask at a, each only when its price lies inside (0, 1).
+func quoteBidAsk(dst []Desired, s *Snapshot, allowSell bool, b, a, tick, size float64) []Desired {
 	eps := tick / 1000 // the planner floors bids and ceils asks to the grid
-	q := newQuoter(s, n.p.AllowSell)
+	q := newQuoter(s, allowSell)
 	if b+eps > 0 && b < 1 {
-		dst = q.bid(dst, b+eps, n.p.Size, 0)
+		dst = q.bid(dst, b+eps, size, 0)
 	}
 	if a-eps < 1 && a > 0 {
-		dst = q.ask(dst, a-eps, n.p.Size, 0)
+		dst = q.ask(dst, a-eps, size, 0)
 	}
 	return dst
 }

@@ -56,27 +56,12 @@ func NewTouch(p TouchParams) (*Touch, error) {
 
 // Quote implements Model.
 func (m *Touch) Quote(dst []Desired, s *Snapshot, _ *MarketState) []Desired {
-	bid, ask, ok := s.yesTouch()
-	tick := s.Tick.InexactFloat64()
-	if !ok || !(tick > 0) {
+	b, a, tick, ok := insideTouch(s)
+	if !ok {
 		return dst
 	}
-	b, a := bid+tick, ask-tick
-	if a-b < tick/2 { // two ticks or less: join the touch
-		b, a = bid, ask
-	}
 	bs, as := TouchSkew(s.NetYes(), m.p.SkewShares, m.p.MaxSkewTicks)
-	b -= float64(bs) * tick
-	a += float64(as) * tick
-	eps := tick / 1000 // the planner floors bids and ceils asks to the grid
-	q := newQuoter(s, m.p.AllowSell)
-	if b+eps > 0 && b < 1 {
-		dst = q.bid(dst, b+eps, m.p.Size, 0)
-	}
-	if a-eps < 1 && a > 0 {
-		dst = q.ask(dst, a-eps, m.p.Size, 0)
-	}
-	return dst
+	return quoteBidAsk(dst, s, m.p.AllowSell, b-float64(bs)*tick, a+float64(as)*tick, tick, m.p.Size)
 }
 
 // TouchSkew is how many ticks each side steps back from the touch for the

@@ -19,6 +19,17 @@ func flowExchange(t *testing.T, seed uint64, n int, cfg FlowConfig) *Exchange {
 	return ex
 }
 
+// midMarket is an open market of ex on a 0.01 tick whose fair value lies
+// in (0.2, 0.8), or nil; ex.mu is held.
+func midMarket(ex *Exchange) *mstate {
+	for _, x := range ex.markets {
+		if !x.closed && x.m.TickSize.String() == "0.01" && x.fair() > 0.2 && x.fair() < 0.8 {
+			return x
+		}
+	}
+	return nil
+}
+
 // The public value lags the true value: without takers it closes the
 // fraction 1 − exp(−t/Lead) of the gap, and with Lead negative there is
 // no gap at all.
@@ -66,13 +77,7 @@ func TestFlowNewsSweepThenRecentre(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex.mu.Lock()
-	var s *mstate
-	for _, x := range ex.markets {
-		if !x.closed && x.m.TickSize.String() == "0.01" && x.fair() > 0.2 && x.fair() < 0.8 {
-			s = x
-			break
-		}
-	}
+	s := midMarket(ex)
 	if s == nil {
 		ex.mu.Unlock()
 		t.Skip("no market with a 0.01 tick in the middle of the range")
@@ -238,13 +243,7 @@ func TestFlowInformedTradeOnAhead(t *testing.T) {
 	}
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
-	var s *mstate
-	for _, x := range ex.markets {
-		if !x.closed && x.m.TickSize.String() == "0.01" && x.fair() > 0.2 && x.fair() < 0.8 {
-			s = x
-			break
-		}
-	}
+	s := midMarket(ex)
 	if s == nil {
 		t.Skip("no market with a 0.01 tick in the middle of the range")
 	}
