@@ -150,6 +150,11 @@ func (l *Loop) finish(rep *CycleReport) {
 	if rep.Err != nil {
 		l.lastErr, l.lastErrAt = rep.Err.Error(), now
 	}
+	if l.cfg.SkipStatus {
+		l.count(rep)
+		l.obs.OnCycle(rep)
+		return
+	}
 	st := Status{Time: now, LiveOrders: len(l.orders), LastError: l.lastErr, LastErrorAt: l.lastErrAt, PendingTrades: l.pendingTrades()}
 	byMarket := make([][]*liveOrder, len(l.markets))
 	for _, lo := range l.orders {
@@ -194,11 +199,7 @@ func (l *Loop) finish(rep *CycleReport) {
 		}
 		st.Markets = append(st.Markets, ms)
 	}
-	if rep.Err != nil {
-		l.tally.CycleErrors++
-	}
-	l.tally.Cycles++
-	l.tally.LastCycleTime = rep.Duration
+	l.count(rep)
 	st.Tally = l.tally
 	if l.cfg.Kill != nil {
 		if t, trip := l.cfg.Kill.Tripped(); t {
@@ -210,6 +211,15 @@ func (l *Loop) finish(rep *CycleReport) {
 	l.mu.Unlock()
 	rep.Status = &st
 	l.obs.OnCycle(rep)
+}
+
+// count adds the cycle to the tally.
+func (l *Loop) count(rep *CycleReport) {
+	if rep.Err != nil {
+		l.tally.CycleErrors++
+	}
+	l.tally.Cycles++
+	l.tally.LastCycleTime = rep.Duration
 }
 
 // noteErr records the last error met on market i (ignored for an order of

@@ -72,6 +72,11 @@ type Config struct {
 	// CycleReport.BooksRefused and shown in MarketStatus.Refused. Nil
 	// checks nothing (a backtest's recording was checked when it was read).
 	CheckBook func(*exchange.OrderBook) error
+	// SkipStatus leaves the per-market status unbuilt: Status returns its
+	// zero value and CycleReport.Status is nil (the tally is kept). A
+	// backtest reads no status, and building it costs as much as a quiet
+	// market's pass.
+	SkipStatus bool
 }
 
 // Params are the strategy parameters that SIGHUP can reload.
