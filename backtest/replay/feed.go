@@ -292,6 +292,7 @@ func (r *Replay) showBook(id string, fx *recording.FixedBook, dec *recording.Boo
 		return
 	}
 	tok.hasVis, tok.visDec = true, dec
+	tok.visVer++
 	switch {
 	case dec != nil:
 	case take:

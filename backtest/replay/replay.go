@@ -131,6 +131,7 @@ type Replay struct {
 	nextReward time.Time
 	rewardBuf  [2][]fillmodel.OrderState
 	restBuf    []fillmodel.OrderState
+	ownBuf     []ownLevel
 	tapeSel    []*replayMarket // Trades' markets, reused
 	tapeVer    uint64          // counts the trades shown to the strategy
 	tapeMemo   tapeMemo        // Trades' last merge
@@ -199,6 +200,8 @@ type replayToken struct {
 	visTick     decimal.Decimal
 	visMin      decimal.Decimal
 	visResolved bool
+	visVer      uint64   // counts the books shown
+	memo        bookMemo // Books' last levels
 
 	live []*vorder // our orders not yet final
 }

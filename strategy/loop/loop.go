@@ -138,6 +138,7 @@ type marketRun struct {
 	q         *strategy.Quoter
 	books     [2]strategy.TokenBook
 	hasBook   [2]bool
+	terms     [2][2]decimal.Decimal // per outcome, the tick and minimum size of the book in books
 	trades    []strategy.TradePrint
 	lastTape  time.Time
 	lastFill  [2][2]time.Time
