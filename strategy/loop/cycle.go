@@ -430,8 +430,7 @@ func parseBookTime(s string, now time.Time) time.Time {
 func (l *Loop) feedKill(now time.Time) {
 	mark := l.markFunc()
 	l.acct.init(l.pos, mark)
-	l.tally.MarkedPnL = l.acct.marked(l.pos, mark)
-	l.tally.RealizedPnL = l.acct.totalRealized()
+	l.tally.MarkedPnL, l.tally.RealizedPnL = l.marks.pnl(l, mark)
 	if l.cfg.Kill == nil {
 		return
 	}
@@ -465,20 +464,29 @@ func (l *Loop) feedKill(now time.Time) {
 // markFunc values a token at the fair value of its market (1 − fair for NO).
 func (l *Loop) markFunc() func(string) (decimal.Decimal, bool) {
 	return func(tok string) (decimal.Decimal, bool) {
-		ref, ok := l.byToken[tok]
+		f, ok := l.markOf(tok)
 		if !ok {
 			return decimal.Zero, false
-		}
-		mr := l.markets[ref.market]
-		f, ok := mr.fair, mr.hasFair
-		if !ok {
-			return decimal.Zero, false
-		}
-		if ref.outcome == strategy.No {
-			f = 1 - f
 		}
 		return decimal.NewFromFloat(f).Round(6), true
 	}
+}
+
+// markOf is the fair value markFunc rounds: its market's (1 − fair for NO).
+func (l *Loop) markOf(tok string) (float64, bool) {
+	ref, ok := l.byToken[tok]
+	if !ok {
+		return 0, false
+	}
+	mr := l.markets[ref.market]
+	f, ok := mr.fair, mr.hasFair
+	if !ok {
+		return 0, false
+	}
+	if ref.outcome == strategy.No {
+		f = 1 - f
+	}
+	return f, true
 }
 
 // refresh rebuilds every market's snapshot (books, positions, our open

@@ -30,6 +30,7 @@ func (l *Loop) Start(ctx context.Context) error {
 	for tok, sh := range pos {
 		l.pos[tok] = sh
 	}
+	l.acct.touch()
 	open, err := l.journal.NonFinal()
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)

@@ -204,6 +204,7 @@ type Loop struct {
 	byToken map[string]tokenRef
 	orders  map[string]*liveOrder // by hash
 	pos     map[string]decimal.Decimal
+	marks   markCache
 	acct    accounting
 	tally   Tally
 
