@@ -275,7 +275,7 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 			}
 			l.byToken[tok] = tokenRef{market: i, outcome: strategy.Outcome(o)}
 		}
-		mr := &marketRun{m: m, st: st, q: &strategy.Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker},
+		mr := &marketRun{m: m, st: st, q: &strategy.Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker, Memo: true},
 			ticks: [2]decimal.Decimal{m.Tick, m.Tick}}
 		mr.books[strategy.Yes].TokenID, mr.books[strategy.No].TokenID = m.TokenIDs[strategy.Yes], m.TokenIDs[strategy.No]
 		l.markets = append(l.markets, mr)
