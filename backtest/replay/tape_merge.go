@@ -101,8 +101,11 @@ type tapeMemo struct {
 	seen  []uint64 // per market of mks, its pushed count at the last merge
 	side  exchange.Side
 	limit int
-	src   []memoTrade // the merge, oldest first
-	out   []exchange.Trade
+	src   []memoTrade      // the merge, oldest first
+	out   []exchange.Trade // src's trades: buf[start:end]
+	buf   []exchange.Trade
+	start int
+	end   int
 	add   []memoTrade // extend's scratch
 	// extended counts the merges extend answered (for the tests).
 	extended int
@@ -116,8 +119,9 @@ type memoTrade struct {
 
 // merge returns mergeNewest(mks, side, limit), from the memo when nothing
 // changed since the last call (ver counts the trades shown), extended by
-// the new trades when that is exact; always a copy, which the caller may
-// sort.
+// the new trades when that is exact. The slice is the memo's: the caller
+// must not write it (the loop does not), and it is valid until the next
+// merge.
 func (m *tapeMemo) merge(ver uint64, mks []*replayMarket, side exchange.Side, limit int) []exchange.Trade {
 	switch {
 	case !m.ok || m.side != side || m.limit != limit || !slices.Equal(m.mks, mks):
@@ -128,7 +132,7 @@ func (m *tapeMemo) merge(ver uint64, mks []*replayMarket, side exchange.Side, li
 		}
 		m.ver = ver
 	}
-	return slices.Clone(m.out)
+	return m.out
 }
 
 // full merges the tapes anew.
@@ -140,10 +144,35 @@ func (m *tapeMemo) full(ver uint64, mks []*replayMarket, side exchange.Side, lim
 		m.seen = append(m.seen, mk.pushed)
 	}
 	m.src = mergeNewestTrades(mks, side, limit, m.src[:0])
-	m.out = m.out[:0]
-	for _, t := range m.src {
-		m.out = append(m.out, t.tt.tr)
+	m.setOut()
+}
+
+// setOut makes out anew from src, in a new buffer: the slices handed out
+// before keep what they held.
+func (m *tapeMemo) setOut() {
+	m.buf = make([]exchange.Trade, len(m.src), max(8*m.limit, len(m.src)))
+	for i, t := range m.src {
+		m.buf[i] = t.tt.tr
 	}
+	m.start, m.end = 0, len(m.src)
+	m.out = m.buf[m.start:m.end:m.end]
+}
+
+// slideOut extends out by the trades of add and drops its oldest beyond
+// the limit, writing only past the end of the slices handed out before
+// (their capacity ends where they do) while the buffer has room.
+func (m *tapeMemo) slideOut(add []memoTrade) {
+	if m.end+len(add) > cap(m.buf) {
+		m.setOut()
+		return
+	}
+	m.buf = m.buf[:m.end+len(add)]
+	for i, t := range add {
+		m.buf[m.end+i] = t.tt.tr
+	}
+	m.end += len(add)
+	m.start = max(m.start, m.end-m.limit)
+	m.out = m.buf[m.start:m.end:m.end]
 }
 
 // extend adds the trades shown since the last merge to it, and reports
@@ -196,9 +225,6 @@ func (m *tapeMemo) extend() bool {
 	if drop := len(m.src) - m.limit; drop > 0 {
 		m.src = append(m.src[:0], m.src[drop:]...)
 	}
-	m.out = m.out[:0]
-	for _, t := range m.src {
-		m.out = append(m.out, t.tt.tr)
-	}
+	m.slideOut(add)
 	return true
 }

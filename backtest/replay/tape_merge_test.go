@@ -70,7 +70,8 @@ func TestMergeNewestIsTheStableSort(t *testing.T) {
 
 // TestTapeMemo checks that the memo of Trades answers the merge of the
 // tapes as they are: again after a trade is shown (the version moves),
-// for other parameters, and unchanged by a caller sorting its copy.
+// for other parameters; and that a slice it handed out keeps what it held
+// through later merges.
 func TestTapeMemo(t *testing.T) {
 	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	mks := []*replayMarket{{tape: make([]*tapeTrade, 4)}, {tape: make([]*tapeTrade, 4)}}
@@ -80,13 +81,20 @@ func TestTapeMemo(t *testing.T) {
 		ver++
 	}
 	var memo tapeMemo
+	var handed []struct{ got, want []exchange.Trade }
 	check := func(step string, sel []*replayMarket, side exchange.Side, limit int) {
 		t.Helper()
+		for _, h := range handed {
+			if !slices.Equal(h.got, h.want) {
+				t.Fatalf("%s: a slice handed out before changed: %v, was %v", step, h.got, h.want)
+			}
+		}
 		got := memo.merge(ver, sel, side, limit)
-		if want := sortNewest(sel, side, limit); !slices.Equal(got, want) {
+		want := sortNewest(sel, side, limit)
+		if !slices.Equal(got, want) {
 			t.Fatalf("%s: got %v, want %v", step, got, want)
 		}
-		slices.Reverse(got) // the caller's copy: the memo must not see it
+		handed = append(handed, struct{ got, want []exchange.Trade }{got, want})
 	}
 	add(0, 1, exchange.Buy)
 	add(1, 2, exchange.Sell)
@@ -124,6 +132,7 @@ func TestTapeMemoExtends(t *testing.T) {
 		limit := []int{0, 1, 3, 5, 8, 100}[rng.IntN(6)]
 		var memo tapeMemo
 		var ver uint64
+		var handed [][2][]exchange.Trade // what each read returned, and the merge it was
 		at, id := t0, 0
 		for range 60 {
 			for range 1 + rng.IntN(5) {
@@ -147,9 +156,16 @@ func TestTapeMemoExtends(t *testing.T) {
 				break // Trades sorts instead
 			}
 			got := memo.merge(ver, sel, side, limit)
-			if want := sortNewest(sel, side, limit); !slices.Equal(got, want) {
+			want := sortNewest(sel, side, limit)
+			if !slices.Equal(got, want) {
 				t.Fatalf("trial %d side %q limit %d trade %d:\n got %v\nwant %v", trial, side, limit, id, got, want)
 			}
+			for _, h := range handed {
+				if !slices.Equal(h[0], h[1]) {
+					t.Fatalf("trial %d trade %d: a slice handed out before changed", trial, id)
+				}
+			}
+			handed = append(handed, [2][]exchange.Trade{got, want})
 			reads++
 		}
 		extended += memo.extended

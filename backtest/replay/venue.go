@@ -292,7 +292,9 @@ func (r *Replay) CancelOrder(ctx context.Context, orderID string) (*exchange.Can
 }
 
 // Order implements loop.Venue: the order's state as the exchange knows
-// it now (final orders are answered for the last few thousand of them).
+// it now (final orders are answered for the last few thousand of them):
+// the same value while the order does not change, which the caller must
+// not write.
 func (r *Replay) Order(ctx context.Context, id string) (*exchange.Order, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

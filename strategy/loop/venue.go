@@ -18,7 +18,9 @@ import (
 // The level slices of the books Books returns become the loop's: the venue
 // never writes them afterwards. A venue that knows a token's book did not
 // change may return the very same slices again (the replay does); the loop
-// then does not check and sort that book again.
+// then does not check and sort that book again. The loop, for its part,
+// never writes what a venue returns (books, the tape, orders), so a venue
+// may answer from what it keeps.
 type Venue interface {
 	Books(ctx context.Context, tokenIDs []string) ([]exchange.OrderBook, error)
 	Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error)
