@@ -510,7 +510,9 @@ func (l *Loop) refresh(now time.Time) {
 		if f, ok := s.FairValue(); ok {
 			mr.fair, mr.hasFair = f, true
 		}
-		mr.observeRewards(now)
+		if !l.cfg.SkipStatus { // the estimate is only shown in the status
+			mr.observeRewards(now)
+		}
 	}
 }
 
@@ -550,11 +552,23 @@ func (l *Loop) allLive() []*liveOrder {
 }
 
 func remaining(lo *liveOrder) decimal.Decimal {
+	m := &lo.rem
+	if m.ok && m.size == lo.Size && m.matched == lo.SizeMatched {
+		return m.r // the very decimals of the last call (they are immutable)
+	}
 	r := lo.Size.Sub(lo.SizeMatched)
 	if r.IsNegative() {
-		return decimal.Zero
+		r = decimal.Zero
 	}
+	*m = remMemo{ok: true, size: lo.Size, matched: lo.SizeMatched, r: r}
 	return r
+}
+
+// remMemo is an order's remaining size, from the Size and SizeMatched it
+// was computed from.
+type remMemo struct {
+	ok               bool
+	size, matched, r decimal.Decimal
 }
 
 // riskOpen converts open orders for the risk totals.

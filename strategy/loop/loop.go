@@ -73,9 +73,9 @@ type Config struct {
 	// checks nothing (a backtest's recording was checked when it was read).
 	CheckBook func(*exchange.OrderBook) error
 	// SkipStatus leaves the per-market status unbuilt: Status returns its
-	// zero value and CycleReport.Status is nil (the tally is kept). A
-	// backtest reads no status, and building it costs as much as a quiet
-	// market's pass.
+	// zero value and CycleReport.Status is nil (the tally is kept), and
+	// the reward estimate it shows is not made. A backtest reads no status,
+	// and building it costs as much as a quiet market's pass.
 	SkipStatus bool
 }
 
@@ -186,6 +186,7 @@ type liveOrder struct {
 	lastCancel time.Time // when a cancel of it was last sent (zero: never)
 	unknown    bool      // sent without an answer, and the exchange did not know it at the last read
 	suspect    bool      // the book, or a trade in the history, suggests it traded: read it first
+	rem        remMemo   // remaining's last answer
 }
 
 // Loop is the strategy loop of DESIGN.md §3. Build it with New, then
