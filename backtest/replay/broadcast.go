@@ -17,8 +17,9 @@ import (
 //
 // The Readers must be read concurrently (one goroutine each): a Reader
 // waiting for a batch waits for the slowest one to free room. At most
-// parallel of them work on a batch at a time, so that many Readers run at
-// the speed of parallel cores without more going at once.
+// parallel of them work on a batch at a time, the ones furthest behind
+// first, so that many Readers run at the speed of parallel cores without
+// more going at once, and keep together within the window.
 //
 // Close every Reader when its replay is done (a Reader closed early no
 // longer holds the others back), and the Broadcast when all are.
@@ -34,8 +35,9 @@ type Broadcast struct {
 	readers []*CastReader
 	depth   int
 
-	cpu  chan struct{} // tokens: Readers working on a batch
-	quit chan struct{}
+	parallel int // Readers working on a batch at once, at most
+	busy     int // Readers working on a batch
+
 	exit chan struct{}
 	once sync.Once
 }
@@ -47,20 +49,21 @@ type castBatch struct {
 }
 
 // NewBroadcast starts reading src for n Readers: batch events per batch
-// (default 256), at most depth batches ahead of the slowest Reader
-// (default 8), at most parallel Readers working at once (default 1).
+// (default 1024: a turn on a core costs a hand-over between goroutines),
+// at most depth batches ahead of the slowest Reader (default 4), at most
+// parallel Readers working at once (default 1).
 func NewBroadcast(src Source, n, batch, depth, parallel int) (*Broadcast, error) {
 	if src == nil || n <= 0 {
 		return nil, errors.New("backtest: a broadcast needs a source and at least one reader")
 	}
 	if batch <= 0 {
-		batch = 256
+		batch = 1024
 	}
 	if depth <= 0 {
-		depth = 8
+		depth = 4
 	}
 	parallel = max(parallel, 1)
-	b := &Broadcast{open: n, depth: depth, cpu: make(chan struct{}, parallel), quit: make(chan struct{}), exit: make(chan struct{})}
+	b := &Broadcast{open: n, depth: depth, parallel: parallel, exit: make(chan struct{})}
 	b.cond = sync.NewCond(&b.mu)
 	for i := range n {
 		b.readers = append(b.readers, &CastReader{b: b, id: i})
@@ -169,76 +172,94 @@ type CastReader struct {
 	cur    *castBatch
 	i      int
 	closed bool
-	busy   bool // holds a cpu token
+	busy   bool // working on a batch: one of the parallel
+	wants  bool // waiting for a batch or its turn
 	err    error
 }
 
 // Next implements Source. Between batches it gives up its turn on a core
-// (the Broadcast's parallel) and waits for the next batch.
+// (the Broadcast's parallel), waits for the next batch, and for its turn.
 func (r *CastReader) Next() (recording.Event, error) {
 	for r.cur == nil || r.i >= len(r.cur.evs) {
 		if r.err != nil {
 			return recording.Event{}, r.err
 		}
-		r.yield()
 		if err := r.take(); err != nil {
 			r.err = err
 			return recording.Event{}, err
 		}
-		r.b.cpu <- struct{}{}
-		r.busy = true
 	}
 	e := r.cur.evs[r.i]
 	r.i++
 	return e, nil
 }
 
-// take waits for the next batch and makes it current.
+// take passes the current batch, waits for the next one and for a turn
+// (no more than parallel at work, none waiting further behind), and makes
+// the batch current.
 func (r *CastReader) take() error {
 	b := r.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if r.cur != nil {
-		r.cur = nil
-		r.next++
-		b.cond.Broadcast() // the reading goroutine may reclaim it
-	}
+	r.pass()
+	r.wants = true
+	defer func() { r.wants = false }()
 	for {
 		switch k := r.next - b.base; {
 		case r.closed:
 			return errors.New("backtest: broadcast reader closed")
-		case k < len(b.batches):
-			r.cur, r.i = b.batches[k], 0
-			return nil
-		case b.done:
-			return b.err
 		case b.stopped:
 			return errors.New("backtest: broadcast closed")
+		case k < len(b.batches):
+			if b.busy < b.parallel && b.first(r) {
+				r.cur, r.i, r.busy = b.batches[k], 0, true
+				b.busy++
+				return nil
+			}
+		case b.done:
+			return b.err
 		}
 		b.cond.Wait()
 	}
 }
 
-// yield gives back the cpu token, if held.
-func (r *CastReader) yield() {
+// pass leaves the current batch (and the turn on a core). The caller holds
+// mu.
+func (r *CastReader) pass() {
+	b := r.b
 	if r.busy {
-		<-r.b.cpu
 		r.busy = false
+		b.busy--
 	}
+	if r.cur != nil {
+		r.cur = nil
+		r.next++
+	}
+	b.cond.Broadcast() // the reading goroutine may reclaim it; a Reader may take the turn
+}
+
+// first reports whether no other Reader waiting for its turn is further
+// behind than r (or as far, with a lower number). The caller holds mu.
+func (b *Broadcast) first(r *CastReader) bool {
+	for _, o := range b.readers {
+		if o != r && o.wants && !o.closed && o.next-b.base < len(b.batches) && (o.next < r.next || (o.next == r.next && o.id < r.id)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Close detaches the Reader: the others no longer wait for it.
 func (r *CastReader) Close() {
-	r.yield()
 	b := r.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r.closed {
 		return
 	}
-	r.closed, r.cur = true, nil
+	r.pass()
+	r.closed = true
 	b.open--
-	b.cond.Broadcast()
 }
 
 var _ Source = (*CastReader)(nil)
