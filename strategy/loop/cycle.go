@@ -315,11 +315,12 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) 
 	mr := l.markets[ref.market]
 	tb := &mr.books[ref.outcome]
 	terms := &mr.terms[ref.outcome]
-	if mr.hasBook[ref.outcome] && mr.refused[ref.outcome] == "" && sameLevels(b.Bids, tb.Bids) && sameLevels(b.Asks, tb.Asks) &&
+	if mr.hasBook[ref.outcome] && mr.refused[ref.outcome] == "" && equalLevels(b.Bids, tb.Bids) && equalLevels(b.Asks, tb.Asks) &&
 		b.TickSize.Equal(terms[0]) && b.MinOrderSize.Equal(terms[1]) {
-		// The very levels taken before (a venue that knows the book did not
-		// change returns them again, as the replay does): checked and
-		// sorted already.
+		// The levels taken before (the very slices, from a venue that
+		// knows the book did not change, as the replay; or the same
+		// levels in the same order): checked and sorted already. The
+		// loop keeps its slices, so the pass's memo sees the same book.
 		tb.Updated = parseBookTime(b.Timestamp, now)
 	} else {
 		if l.cfg.CheckBook != nil {
@@ -340,11 +341,22 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) 
 	}
 }
 
-// sameLevels reports whether a and b are the same slice (not only equal
-// levels): a book whose levels are the ones the loop took before was checked
-// and sorted then. Empty sides are the same.
-func sameLevels(a, b []exchange.PriceLevel) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+// equalLevels reports whether a holds the levels of b, in the same order
+// (the very slice, or equal prices and sizes): a book whose levels are the
+// ones the loop took before was checked and sorted then.
+func equalLevels(a, b []exchange.PriceLevel) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if !a[i].Price.Equal(b[i].Price) || !a[i].Size.Equal(b[i].Size) {
+			return false
+		}
+	}
+	return true
 }
 
 // MsgTickChanged is the message of the one log line per tick change of a

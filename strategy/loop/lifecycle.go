@@ -174,13 +174,10 @@ func (l *Loop) finish(rep *CycleReport) {
 			MarkedPnL:   l.acct.markedToken(yes, l.pos[yes], mark).Add(l.acct.markedToken(no, l.pos[no], mark)),
 			Rewards:     mr.rewardStatus()}
 		ms.Orders = make([]OrderStatus, 0, len(byMarket[i]))
-		var open []risk.Order
 		for _, lo := range byMarket[i] {
 			ms.Open++
 			ms.Orders = append(ms.Orders, OrderStatus{Hash: lo.Hash, ExchangeID: lo.ExchangeID, TokenID: lo.TokenID, Outcome: lo.Outcome,
 				Side: lo.Side, Price: lo.Price, Size: lo.Size, Matched: lo.SizeMatched, State: lo.State, CreatedAt: lo.CreatedAt})
-			// every tracked order, intents in flight too: possibly live (as the plan counts them)
-			open = append(open, risk.Order{Outcome: int(lo.Outcome), Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
 			p, isBid := yesSpaceOf(lo)
 			if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
 				ms.BestBid = p
@@ -189,8 +186,10 @@ func (l *Loop) finish(rep *CycleReport) {
 				ms.BestAsk = p
 			}
 		}
-		ms.AtRisk = risk.MarketTotals(riskFair(mr), ms.Position, open).AtRisk
-		ms.OrdersAtRisk = risk.MarketTotals(riskFair(mr), [2]decimal.Decimal{}, open).AtRisk
+		// Every tracked order, intents in flight too: possibly live (as the
+		// plan counts them).
+		ms.AtRisk = mr.totals[totalsAll].totals(riskFair(mr), ms.Position, byMarket[i]).AtRisk
+		ms.OrdersAtRisk = mr.totals[totalsAllBare].totals(riskFair(mr), [2]decimal.Decimal{}, byMarket[i]).AtRisk
 		for o := range mr.books {
 			if mr.hasBook[o] {
 				if age := now.Sub(mr.books[o].Updated); age > ms.BookAge {

@@ -168,6 +168,7 @@ type marketRun struct {
 	limLogged uint32      // the limits logged as holding it back (bit per risk.Reason) since it was last clear
 	unheld    int         // passes in a row without a limit holding it back
 	rew       rewardRun   // the liquidity-reward estimate
+	totals    [numTotals]totalsMemo
 }
 
 // refusal returns why the market's data is refused, or "".

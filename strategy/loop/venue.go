@@ -17,8 +17,10 @@ import (
 //
 // The level slices of the books Books returns become the loop's: the venue
 // never writes them afterwards. A venue that knows a token's book did not
-// change may return the very same slices again (the replay does); the loop
-// then does not check and sort that book again. The loop, for its part,
+// change may return the very same slices again (the replay does). A book
+// whose levels are the ones taken before (those slices, or equal levels in
+// the same order) is not checked and sorted again, and the loop keeps the
+// slices it has. The loop, for its part,
 // never writes what a venue returns (books, the tape, orders), so a venue
 // may answer from what it keeps.
 type Venue interface {
