@@ -139,6 +139,3 @@ func sameTerms(a, b *RewardTerms) bool {
 func sameSlice(a, b []exchange.PriceLevel) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
-
-// keyBits is a float's key value.
-func keyBits(f float64) uint64 { return math.Float64bits(f) }

@@ -72,16 +72,6 @@ func (a *accounting) fill(token string, side exchange.Side, price, size, held de
 	}
 }
 
-// marked returns the PnL since the start: cash plus the positions' value now
-// minus their value at the start, summed over every token.
-func (a *accounting) marked(pos map[string]decimal.Decimal, mark func(token string) (decimal.Decimal, bool)) decimal.Decimal {
-	total := decimal.Zero
-	for tok := range a.tokens(pos) {
-		total = total.Add(a.markedToken(tok, pos[tok], mark))
-	}
-	return total
-}
-
 // totalRealized returns the realized PnL summed over every token.
 func (a *accounting) totalRealized() decimal.Decimal {
 	total := decimal.Zero

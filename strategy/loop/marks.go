@@ -29,8 +29,10 @@ type tokenMark struct {
 	val  decimal.Decimal
 }
 
-// pnl returns what accounting.marked and accounting.totalRealized return
-// for l's positions and marks.
+// pnl returns the marked PnL since the start (cash plus the positions'
+// value now minus their value at the start, summed over every token: the
+// sum of accounting.markedToken) and the realized PnL
+// (accounting.totalRealized), for l's positions and marks.
 func (c *markCache) pnl(l *Loop, mark func(string) (decimal.Decimal, bool)) (marked, realized decimal.Decimal) {
 	a := &l.acct
 	if !c.ok || c.ver != a.ver {
