@@ -164,6 +164,7 @@ func (l *Loop) finish(rep *CycleReport) {
 		}
 	}
 	mark := l.markFunc()
+	l.marks.pnl(l, mark) // the marks as they are now, kept per token
 	for i, mr := range l.markets {
 		sort.Slice(byMarket[i], func(a, b int) bool { return byMarket[i][a].Hash < byMarket[i][b].Hash })
 		yes, no := mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No]
@@ -171,7 +172,7 @@ func (l *Loop) finish(rep *CycleReport) {
 			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),
 			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt, Limit: limitName(mr.limit),
 			RealizedPnL: l.acct.realized[yes].Add(l.acct.realized[no]),
-			MarkedPnL:   l.acct.markedToken(yes, l.pos[yes], mark).Add(l.acct.markedToken(no, l.pos[no], mark)),
+			MarkedPnL:   l.marks.token(l, yes, mark).Add(l.marks.token(l, no, mark)),
 			Rewards:     mr.rewardStatus()}
 		ms.Orders = make([]OrderStatus, 0, len(byMarket[i]))
 		for _, lo := range byMarket[i] {

@@ -16,6 +16,7 @@ type markCache struct {
 	ok       bool
 	ver      uint64 // accounting.ver the tokens and the realized total are of
 	toks     []string
+	index    map[string]int // toks' positions
 	marks    []tokenMark
 	marked   decimal.Decimal
 	realized decimal.Decimal
@@ -41,6 +42,13 @@ func (c *markCache) pnl(l *Loop, mark func(string) (decimal.Decimal, bool)) (mar
 			c.toks = append(c.toks, tok)
 		}
 		slices.Sort(c.toks)
+		clear(c.index)
+		if c.index == nil {
+			c.index = map[string]int{}
+		}
+		for i, tok := range c.toks {
+			c.index[tok] = i
+		}
 		c.marks = append(c.marks[:0], make([]tokenMark, len(c.toks))...)
 		c.realized = a.totalRealized()
 	}
@@ -62,4 +70,13 @@ func (c *markCache) pnl(l *Loop, mark func(string) (decimal.Decimal, bool)) (mar
 		}
 	}
 	return c.marked, c.realized
+}
+
+// token returns accounting.markedToken for tok at l's position and mark;
+// call pnl first in the cycle, which brings the kept values up to date.
+func (c *markCache) token(l *Loop, tok string, mark func(string) (decimal.Decimal, bool)) decimal.Decimal {
+	if i, ok := c.index[tok]; ok && c.ok && c.ver == l.acct.ver && c.marks[i].ok {
+		return c.marks[i].val
+	}
+	return l.acct.markedToken(tok, l.pos[tok], mark)
 }
