@@ -21,6 +21,12 @@ func NewChecker(l Limits) (*Checker, error) {
 	return &Checker{lim: l.units()}, nil
 }
 
+// Cooling reports whether a fill at last (zero: none) still holds its
+// outcome and side in the fill cool-down at now.
+func (c *Checker) Cooling(last, now time.Time) bool {
+	return c.lim.cooldown > 0 && !last.IsZero() && now.Before(last.Add(c.lim.cooldown))
+}
+
 // Check runs every check on o against e, in the order of the Reason
 // constants, and returns the first failure as a *Rejection, or nil. It does
 // not modify e.
@@ -77,7 +83,7 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 		return reject(o, ReasonOrderNotional, "notional %s > limit %s", notional, l.orderNotional)
 	}
 	if l.cooldown > 0 {
-		if last := e.LastFill[o.Outcome][sideIndex(o.Side)]; !last.IsZero() && e.Now.Before(last.Add(l.cooldown)) {
+		if last := e.LastFill[o.Outcome][sideIndex(o.Side)]; c.Cooling(last, e.Now) {
 			return reject(o, ReasonCooldown, "last fill %s ago, cool-down %s", e.Now.Sub(last).Round(time.Millisecond), l.cooldown)
 		}
 	}
@@ -105,7 +111,11 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 		return reject(o, ReasonMarketOpenOrders, "%d open orders > limit %d", n, l.openMarket)
 	}
 	if n := e.Others.Open + len(e.Open) + 1; l.openTotal > 0 && n > l.openTotal {
+		e.Slack.pin(false, false, true)
 		return reject(o, ReasonTotalOpenOrders, "%d open orders > limit %d", n, l.openTotal)
+	}
+	if l.openTotal > 0 {
+		e.Slack.roomOpen(l.openTotal - (e.Others.Open + len(e.Open) + 1))
 	}
 	after := before
 	after.add(o)
@@ -114,7 +124,11 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 			return reject(o, ReasonMarketShares, "worst-case %s shares > limit %s", w, l.marketShares)
 		}
 		if t := satAdd(round(e.Others.Shares, up), w); l.totalShares > 0 && t > l.totalShares {
+			e.Slack.pin(true, false, false)
 			return reject(o, ReasonTotalShares, "worst-case %s shares > limit %s", t, l.totalShares)
+		}
+		if l.totalShares > 0 {
+			e.Slack.roomShares(l.totalShares - satAdd(round(e.Others.Shares, up), w))
 		}
 	}
 	// A BUY that only unwinds the net position (a NO bid while long YES)
@@ -129,7 +143,11 @@ func (c *Checker) check(o Order, e *Exposure) *Rejection {
 			return reject(o, ReasonMarketAtRisk, "%s at risk > limit %s", after.atRisk, l.marketAtRisk)
 		}
 		if t := satAdd(round(e.Others.AtRisk, up), after.atRisk); l.totalAtRisk > 0 && t > l.totalAtRisk {
+			e.Slack.pin(false, true, false)
 			return reject(o, ReasonTotalAtRisk, "%s at risk > limit %s", t, l.totalAtRisk)
+		}
+		if l.totalAtRisk > 0 {
+			e.Slack.roomAtRisk(l.totalAtRisk - satAdd(round(e.Others.AtRisk, up), after.atRisk))
 		}
 	}
 	return nil

@@ -36,6 +36,7 @@ type Fitter struct {
 	m                          marketMeasure
 	held                       [2]exchange.Fixed
 	othersShares, othersAtRisk exchange.Fixed
+	slack                      *Slack
 }
 
 // Fitter measures e (its position, open orders and other markets) for
@@ -43,7 +44,7 @@ type Fitter struct {
 func (c *Checker) Fitter(e *Exposure) Fitter {
 	return Fitter{lim: &c.lim, m: measure(fairValue(e.Fair), e.Position, e.Open),
 		held:         [2]exchange.Fixed{round(e.Sellable(Yes), down), round(e.Sellable(No), down)},
-		othersShares: round(e.Others.Shares, up), othersAtRisk: round(e.Others.AtRisk, up)}
+		othersShares: round(e.Others.Shares, up), othersAtRisk: round(e.Others.AtRisk, up), slack: e.Slack}
 }
 
 // Add counts an order (price and size in base units) as open, for the
@@ -87,7 +88,15 @@ func (f *Fitter) Fit(outcome int, side exchange.Side, price, size exchange.Fixed
 		bound(max(w, l.marketShares)-dir, ReasonMarketShares)
 	}
 	if l.totalShares > 0 {
-		bound(max(w, l.totalShares-f.othersShares)-dir, ReasonTotalShares)
+		prev, v := best, max(w, l.totalShares-f.othersShares)-dir
+		bound(v, ReasonTotalShares)
+		switch {
+		case v < prev:
+			f.slack.pin(true, false, false)
+		case w-dir < prev:
+			// It stays unbound while totalShares − othersShares − dir ≥ prev.
+			f.slack.roomShares(l.totalShares - dir - prev - f.othersShares)
+		}
 	}
 	// Collateral at risk: only a BUY adds to it, and the limits apply only
 	// when the order leaves the position long in its own direction; up to
@@ -98,7 +107,16 @@ func (f *Fitter) Fit(outcome int, side exchange.Side, price, size exchange.Fixed
 			bound(max(free, maxSizeFor(l.marketAtRisk-before.atRisk, price)), ReasonMarketAtRisk)
 		}
 		if l.totalAtRisk > 0 {
-			bound(max(free, maxSizeFor(l.totalAtRisk-satAdd(f.othersAtRisk, before.atRisk), price)), ReasonTotalAtRisk)
+			prev, v := best, max(free, maxSizeFor(l.totalAtRisk-satAdd(f.othersAtRisk, before.atRisk), price))
+			bound(v, ReasonTotalAtRisk)
+			switch {
+			case v < prev:
+				f.slack.pin(false, true, false)
+			case free < prev:
+				// It stays unbound while the room left is at least
+				// mulUp(price, prev) (maxSizeFor rounds down).
+				f.slack.roomAtRisk(l.totalAtRisk - before.atRisk - mulUp(price, prev) - f.othersAtRisk)
+			}
 		}
 	}
 	return best, why

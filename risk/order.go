@@ -59,6 +59,9 @@ type Exposure struct {
 	Now time.Time
 	// Others sums every other market (not this one).
 	Others Totals
+	// Slack, when set, records how the checks and fits made against this
+	// exposure depended on Others.
+	Slack *Slack
 }
 
 // Totals is the exposure of one or more markets, summed: worst-case

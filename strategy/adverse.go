@@ -145,15 +145,17 @@ func (p AdverseParams) Action(a *AdverseState, s *Snapshot) AdverseAction {
 		}
 	}
 	var backoff [2]float64 // fraction of BackoffTicks
-	a.eachFill(func(f adverseFill) bool {
-		if p.PauseFor > 0 && f.frac >= p.PauseFraction && within(f.at, p.PauseFor) {
-			act.Paused[f.side] = true
-		}
-		if p.BackoffTicks > 0 && within(f.at, p.BackoffFor) {
-			backoff[f.side] += f.frac * (1 - float64(now.Sub(f.at))/float64(p.BackoffFor))
-		}
-		return true
-	})
+	if a.fillsSince(now, p.fillSpan()) {
+		a.eachFill(func(f adverseFill) bool {
+			if p.PauseFor > 0 && f.frac >= p.PauseFraction && within(f.at, p.PauseFor) {
+				act.Paused[f.side] = true
+			}
+			if p.BackoffTicks > 0 && within(f.at, p.BackoffFor) {
+				backoff[f.side] += f.frac * (1 - float64(now.Sub(f.at))/float64(p.BackoffFor))
+			}
+			return true
+		})
+	}
 	for sd := range backoff {
 		act.Away[sd] = min(backoff[sd], 1) * p.BackoffTicks * tick
 	}
@@ -165,6 +167,18 @@ func (p AdverseParams) Action(a *AdverseState, s *Snapshot) AdverseAction {
 		}
 	}
 	return act
+}
+
+// fillSpan is how long a fill counts for the pause and back-off rules.
+func (p AdverseParams) fillSpan() time.Duration {
+	var d time.Duration
+	if p.PauseFor > 0 {
+		d = p.PauseFor
+	}
+	if p.BackoffTicks > 0 {
+		d = max(d, p.BackoffFor)
+	}
+	return d
 }
 
 func (p AdverseParams) horizonIndex() int {

@@ -47,8 +47,9 @@ func sideOf(o Outcome, sd exchange.Side) int {
 // MarketState.Observe updates the trades and jumps; the loop adds the
 // fills and measures the markouts once per cycle.
 type AdverseState struct {
-	fills [adverseFillRing]adverseFill
-	nFill int
+	fills      [adverseFillRing]adverseFill
+	nFill      int
+	newestFill time.Time // the latest time of a fill added (no fill remembered is newer)
 	// Through is, per YES-space side (0 bid, 1 ask), the last time a print
 	// went through our best price on that side; zero when none did.
 	Through [2]time.Time
@@ -96,6 +97,9 @@ func (a *AdverseState) AddFill(f OwnFill, s *Snapshot) {
 	}
 	a.fills[a.nFill%adverseFillRing] = adverseFill{at: f.Time, side: sideOf(f.Outcome, f.Side), frac: frac}
 	a.nFill++
+	if f.Time.After(a.newestFill) {
+		a.newestFill = f.Time
+	}
 }
 
 // depthThrough sums what rests on tb's side of an order with side sd at
@@ -213,6 +217,13 @@ func (a *AdverseState) LastJump(k, minMove float64) (time.Time, bool) {
 
 // eachFill calls fn with each remembered fill, newest first, until fn
 // returns false.
+// fillsSince reports whether a fill may be within span before now: false
+// only when no fill is, so that the rules need not look at each.
+func (a *AdverseState) fillsSince(now time.Time, span time.Duration) bool {
+	n := a.newestFill
+	return a.nFill > 0 && (now.Before(n) || now.Sub(n) < span)
+}
+
 func (a *AdverseState) eachFill(fn func(f adverseFill) bool) {
 	k := min(a.nFill, adverseFillRing)
 	for i := 1; i <= k; i++ {

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,39 @@ func TestAdverseQuoteAllocatesNothing(t *testing.T) {
 	}
 	if len(dst) != 2 {
 		t.Fatalf("quotes %+v: the rules should only widen here", dst)
+	}
+}
+
+// TestAdverseActionSkipsOldFills checks the shortcut of Action's fill rules
+// (no fill within their span: no fill looked at) against looking at every
+// fill, on random fills and times.
+func TestAdverseActionSkipsOldFills(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	p := DefaultAdverseParams()
+	s := book("0.01", "0.49", "0.51", "0.49", "0.51")
+	skipped := 0
+	for trial := range 500 {
+		var a AdverseState
+		at := t0
+		for range rng.IntN(40) {
+			at = at.Add(time.Duration(rng.IntN(4000)) * time.Millisecond)
+			a.AddFill(OwnFill{Outcome: Outcome(rng.IntN(2)), Side: []exchange.Side{exchange.Buy, exchange.Sell}[rng.IntN(2)],
+				Price: 0.5, Size: float64(1 + rng.IntN(200)), Time: at}, s)
+		}
+		for range 20 {
+			s.Now = at.Add(time.Duration(rng.IntN(12000)-1000) * time.Millisecond)
+			got := p.Action(&a, s)
+			all := a
+			all.newestFill = s.Now // every fill is looked at
+			if want := p.Action(&all, s); got != want {
+				t.Fatalf("trial %d at %s: %+v, looking at every fill %+v", trial, s.Now.Sub(at), got, want)
+			}
+			if !a.fillsSince(s.Now, p.fillSpan()) {
+				skipped++
+			}
+		}
+	}
+	if skipped == 0 {
+		t.Error("the shortcut was never taken")
 	}
 }

@@ -14,7 +14,20 @@ type Quoter struct {
 	Model     Model
 	Tolerance Tolerance
 	Checker   *risk.Checker // nil skips the pre-trade checks
+	// Memo lets a pass return the last pass's result, without running,
+	// when the model names what its quotes depend on (QuoteKeyer) and
+	// every input is the same: the model's key, the fair value, the
+	// budget, the other markets' totals, the fill cool-downs at Now, and
+	// the snapshot but for its Now and Trades. Books count as the same when
+	// their level slices are the very ones of the last pass, so with Memo
+	// a caller never writes the levels of a book it passed (the loop does
+	// not: its venues hand over new slices for a changed book).
+	Memo bool
 
+	memo     passMemo
+	key      []uint64
+	slack    risk.Slack // how the last pass depended on the other markets' totals
+	recalled int        // passes the memo answered
 	planner  Planner
 	desired  []Desired
 	open     []risk.Order
@@ -73,12 +86,32 @@ func (r *PassResult) Limit() risk.Reason {
 // the tolerance) pushes past a limit is cut again rather than refused, and
 // one on an outcome and side still in the cool-down after a fill waits
 // (counted in Limited, not Rejected).
+//
+// With Memo set, a pass whose inputs are all those of the last one returns
+// the last result (see Memo).
 func (q *Quoter) Pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals) (PassResult, error) {
+	fair, hasFair := fairOf(s, st)
+	res, hit, keyed := q.recall(s, st, b, others, fair, hasFair)
+	if hit {
+		q.recalled++
+		return res, nil
+	}
+	res, err := q.pass(s, st, b, others, fair, hasFair)
+	if err != nil {
+		q.memo.ok = false
+		return res, err
+	}
+	q.remember(s, b, others, res, keyed)
+	return res, nil
+}
+
+func (q *Quoter) pass(s *Snapshot, st *MarketState, b Budget, others risk.Totals, fair float64, hasFair bool) (PassResult, error) {
 	var r PassResult
-	r.Fair, r.HasFair = fairOf(s, st)
+	r.Fair, r.HasFair = fair, hasFair
 	q.desired = q.Model.Quote(q.desired[:0], s, st)
 	r.Desired = q.desired
-	e := risk.Exposure{Fair: r.Fair, Position: s.Position, Locked: s.Locked, LastFill: s.LastFill, Now: s.Now, Others: others}
+	q.slack = risk.NewSlack()
+	e := risk.Exposure{Fair: r.Fair, Position: s.Position, Locked: s.Locked, LastFill: s.LastFill, Now: s.Now, Others: others, Slack: &q.slack}
 	if !r.HasFair {
 		e.Fair = -1
 	}

@@ -251,15 +251,8 @@ func (r *Replay) show(e recording.Event) {
 		r.showBook(b.TokenID, b.FixedLevels(), dec, b.TickSize, b.MinOrderSize, false)
 	case recording.KindTrade:
 		if tok := r.tokens[e.Trade.TokenID]; tok != nil {
-			mk := tok.mk
-			tt := newTapeTrade(tok, e.Trade)
-			if mk.n > 0 && tt.at.Before(mk.newest().at) {
-				mk.unsorted = true
-			}
-			mk.tape[mk.head] = tt
+			tok.mk.push(newTapeTrade(tok, e.Trade))
 			r.tapeVer++
-			mk.head = (mk.head + 1) % len(mk.tape)
-			mk.n = min(mk.n+1, len(mk.tape))
 		}
 	case recording.KindMeta:
 		m := e.Meta
@@ -292,6 +285,7 @@ func (r *Replay) showBook(id string, fx *recording.FixedBook, dec *recording.Boo
 		return
 	}
 	tok.hasVis, tok.visDec = true, dec
+	tok.visVer++
 	switch {
 	case dec != nil:
 	case take:

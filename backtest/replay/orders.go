@@ -29,6 +29,12 @@ type vorder struct {
 	cancelled bool   // a cancel was requested
 	created   string // RFC 3339
 	otype     exchange.OrderType
+	// viewed is the last view, of status and matched as they were then:
+	// Order answers it again while they did not change (the loop reads
+	// an order every few cycles and writes nothing of it).
+	viewed *exchange.Order
+	viewSt string
+	viewM  exchange.Fixed
 }
 
 // fixedIfSet converts a positive decimal; false for zero, negative or
@@ -137,13 +143,19 @@ func (r *Replay) quote(tok *replayToken) {
 	tok.acc.OnQuote(r.now, bid, ask)
 }
 
-// view is o as GET /data/order/{id} answers it.
+// view is o as GET /data/order/{id} answers it; the same value while the
+// order's status and matched size stay (the caller must not write it).
 func (o *vorder) view() *exchange.Order {
+	if o.viewed != nil && o.viewSt == o.status && o.viewM == o.matched {
+		return o.viewed
+	}
 	outcome := "Yes"
 	if o.tok.outcome == 1 {
 		outcome = "No"
 	}
-	return &exchange.Order{ID: o.id, Status: o.status, Market: o.tok.mk.m.ConditionID, OriginalSize: o.size.Decimal(),
+	o.viewSt, o.viewM = o.status, o.matched
+	o.viewed = &exchange.Order{ID: o.id, Status: o.status, Market: o.tok.mk.m.ConditionID, OriginalSize: o.size.Decimal(),
 		Outcome: outcome, Price: o.price.Decimal(), Side: o.side, SizeMatched: o.matched.Decimal(), AssetID: o.tok.id,
 		Type: o.otype, CreatedAt: o.created, UpdatedAt: o.created, AssociateTrades: []string{}}
+	return o.viewed
 }

@@ -131,6 +131,7 @@ type Replay struct {
 	nextReward time.Time
 	rewardBuf  [2][]fillmodel.OrderState
 	restBuf    []fillmodel.OrderState
+	ownBuf     []ownLevel
 	tapeSel    []*replayMarket // Trades' markets, reused
 	tapeVer    uint64          // counts the trades shown to the strategy
 	tapeMemo   tapeMemo        // Trades' last merge
@@ -145,13 +146,14 @@ type finalOrder struct {
 // replayMarket is one quoted market: its terms, its two tokens and the tape
 // of recorded trades the strategy has seen.
 type replayMarket struct {
-	m     strategy.Market
-	delay time.Duration         // the matching delay of placements (seconds_delay); metas change it
-	terms fillmodel.RewardTerms // the market's reward program (zero: none)
-	toks  [2]*replayToken
-	tape  []*tapeTrade // ring
-	head  int
-	n     int
+	m      strategy.Market
+	delay  time.Duration         // the matching delay of placements (seconds_delay); metas change it
+	terms  fillmodel.RewardTerms // the market's reward program (zero: none)
+	toks   [2]*replayToken
+	tape   []*tapeTrade // ring
+	head   int
+	n      int
+	pushed uint64 // trades pushed on the tape so far
 	// unsorted is set once a trade came in with a time before its
 	// predecessor's on the tape: Trades then sorts instead of merging.
 	unsorted bool
@@ -159,8 +161,9 @@ type replayMarket struct {
 
 // tapeTrade is one recorded trade in the data API's shape.
 type tapeTrade struct {
-	at time.Time
-	tr exchange.Trade
+	at  time.Time
+	seq uint64 // its market's pushed count when it was pushed
+	tr  exchange.Trade
 }
 
 func newTapeTrade(tok *replayToken, t *recording.Trade) *tapeTrade {
@@ -199,6 +202,8 @@ type replayToken struct {
 	visTick     decimal.Decimal
 	visMin      decimal.Decimal
 	visResolved bool
+	visVer      uint64   // counts the books shown
+	memo        bookMemo // Books' last levels
 
 	live []*vorder // our orders not yet final
 }

@@ -43,6 +43,7 @@ func Run(ctx context.Context, src Source, cfg RunConfig) (*accounting.Results, e
 	}
 	lc := cfg.Loop
 	lc.Markets = rp.Markets()
+	lc.SkipStatus = true // nothing reads it
 	l, err := loop.New(lc, rp, &Signer{}, NewMemJournal(), rp, cfg.Log, nil)
 	if err != nil {
 		return nil, fmt.Errorf("backtest: %w", err) // "loop: ..." names it

@@ -22,7 +22,18 @@ import (
 // sweepFn runs the test market with bands whose first offset and number of
 // levels come from the combination.
 func sweepFn(evs []recording.Event) func(ctx context.Context, c sweep.Combo) (*accounting.Results, error) {
+	return sweepFrom(func(sweep.Combo) (Source, func(), error) { return &SliceSource{Events: evs}, func() {}, nil })
+}
+
+// sweepFrom is sweepFn over the source src gives each combination (and
+// the function that closes it).
+func sweepFrom(src func(sweep.Combo) (Source, func(), error)) func(ctx context.Context, c sweep.Combo) (*accounting.Results, error) {
 	return func(ctx context.Context, c sweep.Combo) (*accounting.Results, error) {
+		from, done, err := src(c)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		offset, levels := 0.01, 1
 		for i, k := range c.Keys {
 			switch k {
@@ -51,7 +62,7 @@ func sweepFn(evs []recording.Event) func(ctx context.Context, c sweep.Combo) (*a
 		cfg.Loop.Params.Model = model
 		cfg.Replay.Matcher.Seed = 11
 		cfg.Replay.Matcher.Latency.Order = fillmodel.Uniform(10*time.Millisecond, 90*time.Millisecond)
-		return Run(ctx, &SliceSource{Events: evs}, cfg)
+		return Run(ctx, from, cfg)
 	}
 }
 

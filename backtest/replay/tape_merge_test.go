@@ -70,26 +70,31 @@ func TestMergeNewestIsTheStableSort(t *testing.T) {
 
 // TestTapeMemo checks that the memo of Trades answers the merge of the
 // tapes as they are: again after a trade is shown (the version moves),
-// for other parameters, and unchanged by a caller sorting its copy.
+// for other parameters; and that a slice it handed out keeps what it held
+// through later merges.
 func TestTapeMemo(t *testing.T) {
 	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	mks := []*replayMarket{{tape: make([]*tapeTrade, 4)}, {tape: make([]*tapeTrade, 4)}}
 	var ver uint64
 	add := func(m int, sec int, sd exchange.Side) {
-		mk := mks[m]
-		mk.tape[mk.head] = &tapeTrade{at: t0.Add(time.Duration(sec) * time.Second), tr: exchange.Trade{Side: sd, Timestamp: int64(sec), Asset: fmt.Sprint(m)}}
-		mk.head = (mk.head + 1) % len(mk.tape)
-		mk.n = min(mk.n+1, len(mk.tape))
+		mks[m].push(&tapeTrade{at: t0.Add(time.Duration(sec) * time.Second), tr: exchange.Trade{Side: sd, Timestamp: int64(sec), Asset: fmt.Sprint(m)}})
 		ver++
 	}
 	var memo tapeMemo
+	var handed []struct{ got, want []exchange.Trade }
 	check := func(step string, sel []*replayMarket, side exchange.Side, limit int) {
 		t.Helper()
+		for _, h := range handed {
+			if !slices.Equal(h.got, h.want) {
+				t.Fatalf("%s: a slice handed out before changed: %v, was %v", step, h.got, h.want)
+			}
+		}
 		got := memo.merge(ver, sel, side, limit)
-		if want := sortNewest(sel, side, limit); !slices.Equal(got, want) {
+		want := sortNewest(sel, side, limit)
+		if !slices.Equal(got, want) {
 			t.Fatalf("%s: got %v, want %v", step, got, want)
 		}
-		slices.Reverse(got) // the caller's copy: the memo must not see it
+		handed = append(handed, struct{ got, want []exchange.Trade }{got, want})
 	}
 	add(0, 1, exchange.Buy)
 	add(1, 2, exchange.Sell)
@@ -103,5 +108,70 @@ func TestTapeMemo(t *testing.T) {
 	for i := range 6 {
 		add(i%2, 4+i, exchange.Buy)
 		check(fmt.Sprintf("trade %d", i), mks, "", 5)
+	}
+}
+
+// TestTapeMemoExtends checks the memo's extension against the stable sort
+// on random shows: trades of many markets in time order with many ties
+// (sometimes one back in time, as an odd recording has, until a tape
+// is out of order: Trades then sorts), small rings that
+// wrap, both sides, several limits, a read after every one to five
+// trades. The extension must answer most reads, and exactly.
+func TestTapeMemoExtends(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	reads, extended := 0, 0
+	for trial := range 200 {
+		size := 1 + rng.IntN(8)
+		mks := make([]*replayMarket, 1+rng.IntN(5))
+		for m := range mks {
+			mks[m] = &replayMarket{tape: make([]*tapeTrade, size)}
+		}
+		sel := mks[:1+rng.IntN(len(mks))]
+		side := []exchange.Side{"", exchange.Buy, exchange.Sell}[rng.IntN(3)]
+		limit := []int{0, 1, 3, 5, 8, 100}[rng.IntN(6)]
+		var memo tapeMemo
+		var ver uint64
+		var handed [][2][]exchange.Trade // what each read returned, and the merge it was
+		at, id := t0, 0
+		for range 60 {
+			for range 1 + rng.IntN(5) {
+				switch r := rng.IntN(200); {
+				case r == 0:
+					at = at.Add(-time.Second) // out of order
+				case r <= 20: // a tie
+				default:
+					at = at.Add(time.Duration(rng.IntN(3)) * time.Millisecond)
+				}
+				sd := exchange.Buy
+				if rng.IntN(2) == 0 {
+					sd = exchange.Sell
+				}
+				id++
+				m := rng.IntN(len(mks))
+				mks[m].push(&tapeTrade{at: at, tr: exchange.Trade{Side: sd, Asset: fmt.Sprint(m), Timestamp: int64(id)}})
+				ver++
+			}
+			if slices.ContainsFunc(sel, func(mk *replayMarket) bool { return mk.unsorted }) {
+				break // Trades sorts instead
+			}
+			got := memo.merge(ver, sel, side, limit)
+			want := sortNewest(sel, side, limit)
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d side %q limit %d trade %d:\n got %v\nwant %v", trial, side, limit, id, got, want)
+			}
+			for _, h := range handed {
+				if !slices.Equal(h[0], h[1]) {
+					t.Fatalf("trial %d trade %d: a slice handed out before changed", trial, id)
+				}
+			}
+			handed = append(handed, [2][]exchange.Trade{got, want})
+			reads++
+		}
+		extended += memo.extended
+	}
+	t.Logf("the extension answered %d of %d reads", extended, reads)
+	if extended < reads/3 {
+		t.Errorf("the extension answered %d of %d reads: want most", extended, reads)
 	}
 }

@@ -26,6 +26,11 @@ var (
 // state it shows. A token with no book seen yet is left out; an unknown
 // token, or one whose market has resolved, fails with exchange.ErrNotFound
 // (as a closed market does on the exchange).
+//
+// A token whose visible book and visible own orders did not change since
+// the last call gets the very same level slices again (bookMemo): the
+// loop then knows the book is the one it checked already. The slices are
+// never written after they are returned.
 func (r *Replay) Books(ctx context.Context, tokenIDs []string) ([]exchange.OrderBook, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -45,37 +50,69 @@ func (r *Replay) Books(ctx context.Context, tokenIDs []string) ([]exchange.Order
 		}
 		ob := exchange.OrderBook{Market: tok.mk.m.ConditionID, AssetID: id, Timestamp: stamp,
 			TickSize: tok.visTick, MinOrderSize: tok.visMin, NegRisk: tok.mk.m.NegRisk}
-		if b := tok.visDec; b != nil {
-			ob.Bids, ob.Asks = slices.Clone(b.Bids), slices.Clone(b.Asks)
-		} else {
-			// Non-nil, as a decoded book's sides are.
-			fx := &tok.visFx
-			ob.Bids = r.levels.Append(make([]exchange.PriceLevel, 0, len(fx.Bids)), fx.Bids)
-			ob.Asks = r.levels.Append(make([]exchange.PriceLevel, 0, len(fx.Asks)), fx.Asks)
-		}
+		r.ownBuf = r.ownBuf[:0]
 		if !r.cfg.HideOwnOrders {
-			r.addOwn(tok, &ob, cut)
+			r.ownBuf = r.ownLevels(tok, cut, r.ownBuf)
 		}
+		m := &tok.memo
+		if !m.ok || m.ver != tok.visVer || !slices.Equal(m.own, r.ownBuf) {
+			r.buildBook(tok, m)
+		}
+		ob.Bids, ob.Asks = m.bids, m.asks
 		out = append(out, ob)
 	}
 	return out, nil
 }
 
-// addOwn adds our orders resting by cut to the levels of b, as the exchange's
-// book would show them.
-func (r *Replay) addOwn(tok *replayToken, b *exchange.OrderBook, cut time.Time) {
+// bookMemo is the levels Books last returned for a token: its visible book
+// (visVer) with our orders (own) added.
+type bookMemo struct {
+	ok         bool
+	ver        uint64
+	own        []ownLevel
+	bids, asks []exchange.PriceLevel
+}
+
+// ownLevel is one of our orders as Books adds it to a book.
+type ownLevel struct {
+	buy         bool
+	price, size exchange.Fixed
+}
+
+// buildBook makes tok's levels anew into m: the visible book's, with the
+// own levels in r.ownBuf added.
+func (r *Replay) buildBook(tok *replayToken, m *bookMemo) {
+	var bids, asks []exchange.PriceLevel
+	if b := tok.visDec; b != nil {
+		bids, asks = slices.Clone(b.Bids), slices.Clone(b.Asks)
+	} else {
+		// Non-nil, as a decoded book's sides are.
+		fx := &tok.visFx
+		bids = r.levels.Append(make([]exchange.PriceLevel, 0, len(fx.Bids)), fx.Bids)
+		asks = r.levels.Append(make([]exchange.PriceLevel, 0, len(fx.Asks)), fx.Asks)
+	}
+	for _, o := range r.ownBuf {
+		if o.buy {
+			bids = addOwnLevel(bids, o.price, o.size, true)
+		} else {
+			asks = addOwnLevel(asks, o.price, o.size, false)
+		}
+	}
+	*m = bookMemo{ok: true, ver: tok.visVer, own: append(m.own[:0], r.ownBuf...), bids: bids, asks: asks}
+}
+
+// ownLevels appends our orders resting by cut, as the exchange's book would
+// show them.
+func (r *Replay) ownLevels(tok *replayToken, cut time.Time, dst []ownLevel) []ownLevel {
 	r.restBuf = tok.m.Resting(r.restBuf[:0])
 	for i := range r.restBuf {
 		o := &r.restBuf[i]
 		if o.Remaining <= 0 || o.ActiveAt.After(cut) {
 			continue
 		}
-		if o.Side == exchange.Buy {
-			b.Bids = addOwnLevel(b.Bids, o.Price, o.Remaining, true)
-		} else {
-			b.Asks = addOwnLevel(b.Asks, o.Price, o.Remaining, false)
-		}
+		dst = append(dst, ownLevel{buy: o.Side == exchange.Buy, price: o.Price, size: o.Remaining})
 	}
+	return dst
 }
 
 // addOwnLevel adds size at price to a side sorted best first (descending
@@ -255,7 +292,9 @@ func (r *Replay) CancelOrder(ctx context.Context, orderID string) (*exchange.Can
 }
 
 // Order implements loop.Venue: the order's state as the exchange knows
-// it now (final orders are answered for the last few thousand of them).
+// it now (final orders are answered for the last few thousand of them):
+// the same value while the order does not change, which the caller must
+// not write.
 func (r *Replay) Order(ctx context.Context, id string) (*exchange.Order, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -186,7 +186,7 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if err != nil {
 		return fmt.Errorf("recording: %w", err)
 	}
-	prog := newBtProgress(stderr, isTerminal(e.stderr), st.Size()*int64(1+len(todo)))
+	prog := newBtProgress(stderr, isTerminal(e.stderr), st.Size()*int64(1+min(len(todo), 1))) // the scan, then one read
 	defer prog.stop()
 	scan, err := scanRecording(bf.data, prog)
 	if err != nil {
@@ -227,8 +227,8 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 		}
 		return writeBacktest(e.stdout, &bf, res)
 	}
-	rows, err := sweep.Run(ctx, todo, bf.workers, func(ctx context.Context, c sweep.Combo) (*accounting.Results, error) {
-		return one(ctx, runs[c.Index])
+	rows, err := runSweep(ctx, todo, bf.workers, bf.data, prog, func(ctx context.Context, c sweep.Combo, src replay.Source) (*accounting.Results, error) {
+		return runs[c.Index].replaySource(ctx, src, bf.data, markets, prog, bf.interval, names)
 	})
 	prog.stop()
 	if err != nil {
@@ -365,17 +365,6 @@ func (s *backtestSetup) forCombo(c sweep.Combo) (*backtestRun, error) {
 // replay runs one backtest of the recording at path.
 func (run *backtestRun) replay(ctx context.Context, path string, markets []strategy.Market, prog *btProgress,
 	interval time.Duration, names marketNames) (*accounting.Results, error) {
-	cfg := run.cfg
-	params, est, err := assemble.StrategyParams(cfg)
-	if err != nil {
-		return nil, err
-	}
-	kill, err := risk.NewKillSwitch(assemble.KillConfig(&cfg.Risk))
-	if err != nil {
-		return nil, err // "risk: kill switch: ..."
-	}
-	limits := assemble.ClientLimits(&cfg.Exchange.Limits)
-	lc := assemble.LoopConfig(cfg, markets, params, est, kill)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
@@ -393,6 +382,86 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 	// goroutine.
 	src := replay.Prefetch(rd, 0, 0)
 	defer src.Close()
+	return run.replaySource(ctx, src, path, markets, prog, interval, names)
+}
+
+// runSweep runs the combinations todo, which share one decoding of the
+// recording at path: they run at once, each reading from one Broadcast,
+// workers of them at work at a time.
+func runSweep(ctx context.Context, todo []sweep.Combo, workers int, path string, prog *btProgress,
+	run func(ctx context.Context, c sweep.Combo, src replay.Source) (*accounting.Results, error)) ([]sweep.Row, error) {
+	if len(todo) == 0 { // a shard with no combination
+		return []sweep.Row{}, ctx.Err()
+	}
+	cast, err := openBroadcast(path, prog, len(todo), workers)
+	if err != nil {
+		return nil, err
+	}
+	defer cast.Close()
+	// Interrupted, the runs waiting for events end with an error (a
+	// combination never started would hold the others back).
+	defer context.AfterFunc(ctx, cast.Broadcast.Close)()
+	reader := make(map[int]int, len(todo)) // combination index → its Reader
+	for i, c := range todo {
+		reader[c.Index] = i
+	}
+	return sweep.Run(ctx, todo, len(todo), func(ctx context.Context, c sweep.Combo) (*accounting.Results, error) {
+		src := cast.Reader(reader[c.Index])
+		defer src.Close()
+		return run(ctx, c, src)
+	})
+}
+
+// castSource is a sweep's shared decoding: the Broadcast and what it reads.
+type castSource struct {
+	*replay.Broadcast
+	rd *recording.Reader
+	f  *os.File
+}
+
+// Close stops the Broadcast and closes the recording.
+func (c *castSource) Close() {
+	c.Broadcast.Close()
+	c.rd.Close()
+	c.f.Close()
+}
+
+// openBroadcast opens the recording at path for n replays that share its
+// decoding, parallel of them working at once.
+func openBroadcast(path string, prog *btProgress, n, parallel int) (*castSource, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("recording: %w", err)
+	}
+	rd, err := recording.NewReader(prog.reader(f))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	rd.FixedLevelsOnly()
+	b, err := replay.NewBroadcast(rd, n, 0, 0, parallel)
+	if err != nil {
+		rd.Close()
+		f.Close()
+		return nil, err
+	}
+	return &castSource{Broadcast: b, rd: rd, f: f}, nil
+}
+
+// replaySource runs one backtest of the recording at path, read from src.
+func (run *backtestRun) replaySource(ctx context.Context, src replay.Source, path string, markets []strategy.Market, prog *btProgress,
+	interval time.Duration, names marketNames) (*accounting.Results, error) {
+	cfg := run.cfg
+	params, est, err := assemble.StrategyParams(cfg)
+	if err != nil {
+		return nil, err
+	}
+	kill, err := risk.NewKillSwitch(assemble.KillConfig(&cfg.Risk))
+	if err != nil {
+		return nil, err // "risk: kill switch: ..."
+	}
+	limits := assemble.ClientLimits(&cfg.Exchange.Limits)
+	lc := assemble.LoopConfig(cfg, markets, params, est, kill)
 	run.rs.matcher.Seed = run.setup.flags.seed
 	res, err := replay.Run(ctx, src, replay.RunConfig{
 		Loop: lc,

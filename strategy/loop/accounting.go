@@ -16,7 +16,13 @@ type accounting struct {
 	realized map[string]decimal.Decimal // realized PnL per token
 	startVal map[string]decimal.Decimal // value of the starting position at its first mark, per token
 	started  bool
+	// ver counts the changes of the books above and of the positions (the
+	// loop calls touch for a change of its own), for markCache.
+	ver uint64
 }
+
+// touch notes a change the marked PnL depends on.
+func (a *accounting) touch() { a.ver++ }
 
 func (a *accounting) ensure() {
 	if a.cost == nil {
@@ -43,12 +49,14 @@ func (a *accounting) init(pos map[string]decimal.Decimal, mark func(token string
 		a.cost[tok] = v
 	}
 	a.started = true
+	a.ver++
 	return true
 }
 
 // fill books one fill of size shares at price; held is the position before it.
 func (a *accounting) fill(token string, side exchange.Side, price, size, held decimal.Decimal) {
 	a.ensure()
+	a.ver++
 	notional := price.Mul(size)
 	if side == exchange.Buy {
 		a.cash[token] = a.cash[token].Sub(notional)
@@ -62,16 +70,6 @@ func (a *accounting) fill(token string, side exchange.Side, price, size, held de
 		a.cost[token] = a.cost[token].Sub(basis)
 		a.realized[token] = a.realized[token].Add(price.Mul(sold)).Sub(basis)
 	}
-}
-
-// marked returns the PnL since the start: cash plus the positions' value now
-// minus their value at the start, summed over every token.
-func (a *accounting) marked(pos map[string]decimal.Decimal, mark func(token string) (decimal.Decimal, bool)) decimal.Decimal {
-	total := decimal.Zero
-	for tok := range a.tokens(pos) {
-		total = total.Add(a.markedToken(tok, pos[tok], mark))
-	}
-	return total
 }
 
 // totalRealized returns the realized PnL summed over every token.
@@ -126,6 +124,7 @@ func (a *accounting) avgCost(tok string, sh decimal.Decimal) decimal.Decimal {
 // position back at zero moves what cost is left into realized PnL.
 func (a *accounting) reverse(token string, side exchange.Side, price, size, pos decimal.Decimal) {
 	a.ensure()
+	a.ver++
 	notional := price.Mul(size)
 	if side == exchange.Buy {
 		a.cash[token] = a.cash[token].Add(notional)

@@ -313,20 +313,50 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) 
 		return
 	}
 	mr := l.markets[ref.market]
-	if l.cfg.CheckBook != nil {
-		if err := l.cfg.CheckBook(b); err != nil {
-			l.refuseBook(mr, ref.outcome, err, rep)
-			return
+	tb := &mr.books[ref.outcome]
+	terms := &mr.terms[ref.outcome]
+	if mr.hasBook[ref.outcome] && mr.refused[ref.outcome] == "" && equalLevels(b.Bids, tb.Bids) && equalLevels(b.Asks, tb.Asks) &&
+		b.TickSize.Equal(terms[0]) && b.MinOrderSize.Equal(terms[1]) {
+		// The levels taken before (the very slices, from a venue that
+		// knows the book did not change, as the replay; or the same
+		// levels in the same order): checked and sorted already. The
+		// loop keeps its slices, so the pass's memo sees the same book.
+		tb.Updated = parseBookTime(b.Timestamp, now)
+	} else {
+		if l.cfg.CheckBook != nil {
+			if err := l.cfg.CheckBook(b); err != nil {
+				l.refuseBook(mr, ref.outcome, err, rep)
+				return
+			}
+			l.acceptBook(mr, ref.outcome)
 		}
-		l.acceptBook(mr, ref.outcome)
+		b.Normalize()
+		*terms = [2]decimal.Decimal{b.TickSize, b.MinOrderSize}
+		*tb = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
 	}
-	b.Normalize()
-	mr.books[ref.outcome] = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
 	mr.hasBook[ref.outcome] = true
 	l.takeTick(mr, ref.outcome, b.TickSize)
 	if b.MinOrderSize.IsPositive() {
 		mr.m.MinSize = b.MinOrderSize
 	}
+}
+
+// equalLevels reports whether a holds the levels of b, in the same order
+// (the very slice, or equal prices and sizes): a book whose levels are the
+// ones the loop took before was checked and sorted then.
+func equalLevels(a, b []exchange.PriceLevel) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if !a[i].Price.Equal(b[i].Price) || !a[i].Size.Equal(b[i].Size) {
+			return false
+		}
+	}
+	return true
 }
 
 // MsgTickChanged is the message of the one log line per tick change of a
@@ -412,8 +442,7 @@ func parseBookTime(s string, now time.Time) time.Time {
 func (l *Loop) feedKill(now time.Time) {
 	mark := l.markFunc()
 	l.acct.init(l.pos, mark)
-	l.tally.MarkedPnL = l.acct.marked(l.pos, mark)
-	l.tally.RealizedPnL = l.acct.totalRealized()
+	l.tally.MarkedPnL, l.tally.RealizedPnL = l.marks.pnl(l, mark)
 	if l.cfg.Kill == nil {
 		return
 	}
@@ -447,20 +476,29 @@ func (l *Loop) feedKill(now time.Time) {
 // markFunc values a token at the fair value of its market (1 − fair for NO).
 func (l *Loop) markFunc() func(string) (decimal.Decimal, bool) {
 	return func(tok string) (decimal.Decimal, bool) {
-		ref, ok := l.byToken[tok]
+		f, ok := l.markOf(tok)
 		if !ok {
 			return decimal.Zero, false
-		}
-		mr := l.markets[ref.market]
-		f, ok := mr.fair, mr.hasFair
-		if !ok {
-			return decimal.Zero, false
-		}
-		if ref.outcome == strategy.No {
-			f = 1 - f
 		}
 		return decimal.NewFromFloat(f).Round(6), true
 	}
+}
+
+// markOf is the fair value markFunc rounds: its market's (1 − fair for NO).
+func (l *Loop) markOf(tok string) (float64, bool) {
+	ref, ok := l.byToken[tok]
+	if !ok {
+		return 0, false
+	}
+	mr := l.markets[ref.market]
+	f, ok := mr.fair, mr.hasFair
+	if !ok {
+		return 0, false
+	}
+	if ref.outcome == strategy.No {
+		f = 1 - f
+	}
+	return f, true
 }
 
 // refresh rebuilds every market's snapshot (books, positions, our open
@@ -484,7 +522,9 @@ func (l *Loop) refresh(now time.Time) {
 		if f, ok := s.FairValue(); ok {
 			mr.fair, mr.hasFair = f, true
 		}
-		mr.observeRewards(now)
+		if !l.cfg.SkipStatus { // the estimate is only shown in the status
+			mr.observeRewards(now)
+		}
 	}
 }
 
@@ -524,11 +564,23 @@ func (l *Loop) allLive() []*liveOrder {
 }
 
 func remaining(lo *liveOrder) decimal.Decimal {
+	m := &lo.rem
+	if m.ok && m.size == lo.Size && m.matched == lo.SizeMatched {
+		return m.r // the very decimals of the last call (they are immutable)
+	}
 	r := lo.Size.Sub(lo.SizeMatched)
 	if r.IsNegative() {
-		return decimal.Zero
+		r = decimal.Zero
 	}
+	*m = remMemo{ok: true, size: lo.Size, matched: lo.SizeMatched, r: r}
 	return r
+}
+
+// remMemo is an order's remaining size, from the Size and SizeMatched it
+// was computed from.
+type remMemo struct {
+	ok               bool
+	size, matched, r decimal.Decimal
 }
 
 // riskOpen converts open orders for the risk totals.

@@ -30,6 +30,7 @@ func (l *Loop) Start(ctx context.Context) error {
 	for tok, sh := range pos {
 		l.pos[tok] = sh
 	}
+	l.acct.touch()
 	open, err := l.journal.NonFinal()
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)
@@ -150,6 +151,11 @@ func (l *Loop) finish(rep *CycleReport) {
 	if rep.Err != nil {
 		l.lastErr, l.lastErrAt = rep.Err.Error(), now
 	}
+	if l.cfg.SkipStatus {
+		l.count(rep)
+		l.obs.OnCycle(rep)
+		return
+	}
 	st := Status{Time: now, LiveOrders: len(l.orders), LastError: l.lastErr, LastErrorAt: l.lastErrAt, PendingTrades: l.pendingTrades()}
 	byMarket := make([][]*liveOrder, len(l.markets))
 	for _, lo := range l.orders {
@@ -158,6 +164,7 @@ func (l *Loop) finish(rep *CycleReport) {
 		}
 	}
 	mark := l.markFunc()
+	l.marks.pnl(l, mark) // the marks as they are now, kept per token
 	for i, mr := range l.markets {
 		sort.Slice(byMarket[i], func(a, b int) bool { return byMarket[i][a].Hash < byMarket[i][b].Hash })
 		yes, no := mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No]
@@ -165,16 +172,13 @@ func (l *Loop) finish(rep *CycleReport) {
 			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),
 			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt, Limit: limitName(mr.limit),
 			RealizedPnL: l.acct.realized[yes].Add(l.acct.realized[no]),
-			MarkedPnL:   l.acct.markedToken(yes, l.pos[yes], mark).Add(l.acct.markedToken(no, l.pos[no], mark)),
+			MarkedPnL:   l.marks.token(l, yes, mark).Add(l.marks.token(l, no, mark)),
 			Rewards:     mr.rewardStatus()}
 		ms.Orders = make([]OrderStatus, 0, len(byMarket[i]))
-		var open []risk.Order
 		for _, lo := range byMarket[i] {
 			ms.Open++
 			ms.Orders = append(ms.Orders, OrderStatus{Hash: lo.Hash, ExchangeID: lo.ExchangeID, TokenID: lo.TokenID, Outcome: lo.Outcome,
 				Side: lo.Side, Price: lo.Price, Size: lo.Size, Matched: lo.SizeMatched, State: lo.State, CreatedAt: lo.CreatedAt})
-			// every tracked order, intents in flight too: possibly live (as the plan counts them)
-			open = append(open, risk.Order{Outcome: int(lo.Outcome), Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
 			p, isBid := yesSpaceOf(lo)
 			if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
 				ms.BestBid = p
@@ -183,8 +187,10 @@ func (l *Loop) finish(rep *CycleReport) {
 				ms.BestAsk = p
 			}
 		}
-		ms.AtRisk = risk.MarketTotals(riskFair(mr), ms.Position, open).AtRisk
-		ms.OrdersAtRisk = risk.MarketTotals(riskFair(mr), [2]decimal.Decimal{}, open).AtRisk
+		// Every tracked order, intents in flight too: possibly live (as the
+		// plan counts them).
+		ms.AtRisk = mr.totals[totalsAll].totals(riskFair(mr), ms.Position, byMarket[i]).AtRisk
+		ms.OrdersAtRisk = mr.totals[totalsAllBare].totals(riskFair(mr), [2]decimal.Decimal{}, byMarket[i]).AtRisk
 		for o := range mr.books {
 			if mr.hasBook[o] {
 				if age := now.Sub(mr.books[o].Updated); age > ms.BookAge {
@@ -194,11 +200,7 @@ func (l *Loop) finish(rep *CycleReport) {
 		}
 		st.Markets = append(st.Markets, ms)
 	}
-	if rep.Err != nil {
-		l.tally.CycleErrors++
-	}
-	l.tally.Cycles++
-	l.tally.LastCycleTime = rep.Duration
+	l.count(rep)
 	st.Tally = l.tally
 	if l.cfg.Kill != nil {
 		if t, trip := l.cfg.Kill.Tripped(); t {
@@ -210,6 +212,15 @@ func (l *Loop) finish(rep *CycleReport) {
 	l.mu.Unlock()
 	rep.Status = &st
 	l.obs.OnCycle(rep)
+}
+
+// count adds the cycle to the tally.
+func (l *Loop) count(rep *CycleReport) {
+	if rep.Err != nil {
+		l.tally.CycleErrors++
+	}
+	l.tally.Cycles++
+	l.tally.LastCycleTime = rep.Duration
 }
 
 // noteErr records the last error met on market i (ignored for an order of

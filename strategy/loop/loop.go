@@ -72,6 +72,11 @@ type Config struct {
 	// CycleReport.BooksRefused and shown in MarketStatus.Refused. Nil
 	// checks nothing (a backtest's recording was checked when it was read).
 	CheckBook func(*exchange.OrderBook) error
+	// SkipStatus leaves the per-market status unbuilt: Status returns its
+	// zero value and CycleReport.Status is nil (the tally is kept), and
+	// the reward estimate it shows is not made. A backtest reads no status,
+	// and building it costs as much as a quiet market's pass.
+	SkipStatus bool
 }
 
 // Params are the strategy parameters that SIGHUP can reload.
@@ -133,6 +138,7 @@ type marketRun struct {
 	q         *strategy.Quoter
 	books     [2]strategy.TokenBook
 	hasBook   [2]bool
+	terms     [2][2]decimal.Decimal // per outcome, the tick and minimum size of the book in books
 	trades    []strategy.TradePrint
 	lastTape  time.Time
 	lastFill  [2][2]time.Time
@@ -162,6 +168,7 @@ type marketRun struct {
 	limLogged uint32      // the limits logged as holding it back (bit per risk.Reason) since it was last clear
 	unheld    int         // passes in a row without a limit holding it back
 	rew       rewardRun   // the liquidity-reward estimate
+	totals    [numTotals]totalsMemo
 }
 
 // refusal returns why the market's data is refused, or "".
@@ -180,6 +187,7 @@ type liveOrder struct {
 	lastCancel time.Time // when a cancel of it was last sent (zero: never)
 	unknown    bool      // sent without an answer, and the exchange did not know it at the last read
 	suspect    bool      // the book, or a trade in the history, suggests it traded: read it first
+	rem        remMemo   // remaining's last answer
 }
 
 // Loop is the strategy loop of DESIGN.md §3. Build it with New, then
@@ -198,6 +206,7 @@ type Loop struct {
 	byToken map[string]tokenRef
 	orders  map[string]*liveOrder // by hash
 	pos     map[string]decimal.Decimal
+	marks   markCache
 	acct    accounting
 	tally   Tally
 
@@ -268,7 +277,7 @@ func New(cfg Config, v Venue, s OrderSigner, j Journal, c Clock, log zerolog.Log
 			}
 			l.byToken[tok] = tokenRef{market: i, outcome: strategy.Outcome(o)}
 		}
-		mr := &marketRun{m: m, st: st, q: &strategy.Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker},
+		mr := &marketRun{m: m, st: st, q: &strategy.Quoter{Model: cfg.Params.Model, Tolerance: cfg.Params.Tolerance, Checker: cfg.Params.Checker, Memo: true},
 			ticks: [2]decimal.Decimal{m.Tick, m.Tick}}
 		mr.books[strategy.Yes].TokenID, mr.books[strategy.No].TokenID = m.TokenIDs[strategy.Yes], m.TokenIDs[strategy.No]
 		l.markets = append(l.markets, mr)

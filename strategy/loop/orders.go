@@ -1,8 +1,10 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +54,11 @@ func (l *Loop) takeTape(r *tapeRead) {
 		}
 	}
 	trades := r.trades
-	sort.SliceStable(trades, func(i, j int) bool { return trades[i].Timestamp < trades[j].Timestamp })
+	byTime := func(a, b exchange.Trade) int { return cmp.Compare(a.Timestamp, b.Timestamp) }
+	if !slices.IsSortedFunc(trades, byTime) {
+		trades = slices.Clone(trades) // the venue's slice is not the loop's to write
+		slices.SortStableFunc(trades, byTime)
+	}
 	newest := map[int]time.Time{}
 	for i := range trades {
 		t := &trades[i]

@@ -32,13 +32,13 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 	totals := make([]risk.Totals, len(l.markets))
 	var sum risk.Totals
 	for i, mr := range l.markets {
-		totals[i] = risk.MarketTotals(riskFair(mr), mr.snap.Position, riskOpen(mr.open))
+		totals[i] = mr.totals[totalsOpen].totals(riskFair(mr), mr.snap.Position, mr.open)
 		sum = addTotals(sum, totals[i])
 		if len(mr.inflight) > 0 {
 			// Intents whose answer never came may be live: they count in
 			// the totals (as the others' orders, even for their own market:
 			// the planner cannot cancel what the exchange does not show).
-			sum = addTotals(sum, risk.MarketTotals(riskFair(mr), [2]decimal.Decimal{}, riskOpen(mr.inflight)))
+			sum = addTotals(sum, mr.totals[totalsInflight].totals(riskFair(mr), [2]decimal.Decimal{}, mr.inflight))
 		}
 	}
 

@@ -14,6 +14,15 @@ import (
 // place a batch, cancel one order, read one order, and how much the rate
 // limiter can take now. The HTTP client (live), the paper venue and the
 // replay venue implement it; the loop never knows which one it has.
+//
+// The level slices of the books Books returns become the loop's: the venue
+// never writes them afterwards. A venue that knows a token's book did not
+// change may return the very same slices again (the replay does). A book
+// whose levels are the ones taken before (those slices, or equal levels in
+// the same order) is not checked and sorted again, and the loop keeps the
+// slices it has. The loop, for its part,
+// never writes what a venue returns (books, the tape, orders), so a venue
+// may answer from what it keeps.
 type Venue interface {
 	Books(ctx context.Context, tokenIDs []string) ([]exchange.OrderBook, error)
 	Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error)
