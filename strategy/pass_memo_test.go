@@ -26,13 +26,19 @@ func describe(r PassResult) string {
 }
 
 // memoStack is the daemon's default stack of models over the bands.
-func memoStack(t *testing.T) Model {
+func memoStack(t *testing.T, touch bool) Model {
 	t.Helper()
-	b, err := NewBands(BandsParams{Offsets: []float64{0.01, 0.02, 0.04}, Sizes: []float64{10, 15, 25}, AllowSell: true})
+	var inner Model
+	var err error
+	if touch {
+		inner, err = NewTouch(TouchParams{Size: 10, SkewShares: 15, AllowSell: true})
+	} else {
+		inner, err = NewBands(BandsParams{Offsets: []float64{0.01, 0.02, 0.04}, Sizes: []float64{10, 15, 25}, AllowSell: true})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m Model = WithMinSize(b)
+	var m Model = WithMinSize(inner)
 	rp := DefaultRewardParams()
 	rp.Hold = 3 * time.Second
 	if m, err = WithRewards(m, rp); err != nil {
@@ -64,7 +70,7 @@ func TestPassMemoIsExact(t *testing.T) {
 	}
 	hits, passes := 0, 0
 	for trial := range 20 {
-		model := memoStack(t)
+		model := memoStack(t, trial%2 == 1) // the bands and the touch model in turn
 		memo := &Quoter{Model: model, Tolerance: Tolerance{PriceTicks: 1, SizeFrac: 0.2}, Checker: chk, Memo: true}
 		plain := &Quoter{Model: model, Tolerance: memo.Tolerance, Checker: chk}
 		stM, _ := NewMarketState(DefaultEstimatorParams())

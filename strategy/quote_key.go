@@ -81,3 +81,15 @@ func boolBits(b bool) uint64 {
 	}
 	return 0
 }
+
+// AppendQuoteKey implements QuoteKeyer: the naive quoter reads the books
+// of others, the tick, the position and what is sellable: the snapshot's.
+func (n *Naive) AppendQuoteKey(key []uint64, _ *Snapshot, _ *MarketState) ([]uint64, bool) {
+	return key, true
+}
+
+// AppendQuoteKey implements QuoteKeyer: the touch model reads what the
+// naive quoter reads, and the net position for its skew.
+func (m *Touch) AppendQuoteKey(key []uint64, _ *Snapshot, _ *MarketState) ([]uint64, bool) {
+	return key, true
+}

@@ -38,7 +38,10 @@ func memFlat(t *testing.T, small, large string, ns, nl int, fixedOnly bool) {
 	t.Logf("peak live heap: HeapInuse %d KiB / HeapAlloc %d KiB for %d events; %d KiB / %d KiB for %d events",
 		ps.inuse>>10, ps.alloc>>10, ns, pl.inuse>>10, pl.alloc>>10, nl)
 	kept := uint64(len(rl.Series)+len(rl.Totals)+len(rl.Fills)) * 1024
-	if pl.inuse > ps.inuse+kept+1<<20 {
+	// A replay that kept what it read would hold about ten times the
+	// small run's heap; the slack (4 MiB) absorbs when the collector ran,
+	// which moves with the machine's load (other test binaries at work).
+	if pl.inuse > ps.inuse+kept+4<<20 {
 		t.Errorf("live heap grew from %d KiB to %d KiB for 10x the events (the results account for %d KiB)",
 			ps.inuse>>10, pl.inuse>>10, kept>>10)
 	}

@@ -186,7 +186,8 @@ func runBacktest(e *env, fs *pflag.FlagSet, bf backtestFlags) error {
 	if err != nil {
 		return fmt.Errorf("recording: %w", err)
 	}
-	prog := newBtProgress(stderr, isTerminal(e.stderr), st.Size()*int64(1+min(len(todo), 1))) // the scan, then one read
+	groups := (len(todo) + sweepShare - 1) / sweepShare
+	prog := newBtProgress(stderr, isTerminal(e.stderr), st.Size()*int64(1+groups)) // the scan, then one read per group of sweepShare combinations
 	defer prog.stop()
 	scan, err := scanRecording(bf.data, prog)
 	if err != nil {
@@ -385,14 +386,33 @@ func (run *backtestRun) replay(ctx context.Context, path string, markets []strat
 	return run.replaySource(ctx, src, path, markets, prog, interval, names)
 }
 
-// runSweep runs the combinations todo, which share one decoding of the
-// recording at path: they run at once, each reading from one Broadcast,
-// workers of them at work at a time.
+// sweepShare is the most combinations that share one decoding: they run
+// at once, each holding its own state (about 30 MB for a day of 30
+// markets), so a sweep of many more decodes once per group of this many
+// and holds at most this many runs.
+const sweepShare = 12
+
+// runSweep runs the combinations todo, in groups of at most sweepShare
+// that share one decoding of the recording at path: a group's runs go at
+// once, each reading from one Broadcast, workers of them at work at a time.
 func runSweep(ctx context.Context, todo []sweep.Combo, workers int, path string, prog *btProgress,
 	run func(ctx context.Context, c sweep.Combo, src replay.Source) (*accounting.Results, error)) ([]sweep.Row, error) {
-	if len(todo) == 0 { // a shard with no combination
-		return []sweep.Row{}, ctx.Err()
+	rows := []sweep.Row{}
+	for len(todo) > 0 {
+		n := min(len(todo), sweepShare)
+		got, err := runSweepGroup(ctx, todo[:n], workers, path, prog, run)
+		rows = append(rows, got...)
+		if err != nil {
+			return rows, err
+		}
+		todo = todo[n:]
 	}
+	return rows, ctx.Err()
+}
+
+// runSweepGroup runs the combinations todo over one decoding.
+func runSweepGroup(ctx context.Context, todo []sweep.Combo, workers int, path string, prog *btProgress,
+	run func(ctx context.Context, c sweep.Combo, src replay.Source) (*accounting.Results, error)) ([]sweep.Row, error) {
 	cast, err := openBroadcast(path, prog, len(todo), workers)
 	if err != nil {
 		return nil, err

@@ -74,6 +74,33 @@ func TestRunSweepDecodesOnce(t *testing.T) {
 		t.Errorf("the sweep read %d bytes of a %d-byte recording: want one pass", n, st.Size())
 	}
 
+	// More combinations than share one decoding: one pass per group of
+	// sweepShare, every combination still reads every event, in order.
+	big, err := sweep.Grid([]sweep.Param{{Key: "offset", Values: []string{"0.01", "0.02", "0.03", "0.04", "0.05"}}, {Key: "levels", Values: []string{"1", "2", "3", "4", "5", "6"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := newBtProgress(io.Discard, false, st.Size())
+	defer many.stop()
+	seen := make([]int, len(big))
+	rows, err = runSweep(context.Background(), big, 2, rec, many, func(_ context.Context, c sweep.Combo, src replay.Source) (*accounting.Results, error) {
+		n, err := count(src)
+		seen[c.Index] = n
+		return &accounting.Results{}, err
+	})
+	if err != nil || len(rows) != len(big) {
+		t.Fatalf("%d combinations: %d rows, %v", len(big), len(rows), err)
+	}
+	groups := (len(big) + sweepShare - 1) / sweepShare
+	for i, r := range rows {
+		if r.Combo.Index != i || r.Err != nil || seen[i] != want {
+			t.Errorf("row %d: combination %d, %d events (%v), want %d", i, r.Combo.Index, seen[i], r.Err, want)
+		}
+	}
+	if n := many.read.Load(); n != int64(groups)*st.Size() {
+		t.Errorf("%d combinations read %d bytes, want %d passes of %d", len(big), n, groups, st.Size())
+	}
+
 	empty := newBtProgress(io.Discard, false, st.Size())
 	defer empty.stop()
 	if rows, err := runSweep(context.Background(), nil, 2, rec, empty, nil); err != nil || len(rows) != 0 || empty.read.Load() != 0 {
