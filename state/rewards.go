@@ -77,8 +77,9 @@ func (tx *Tx) AddRewards(at time.Time, earned map[string]decimal.Decimal) error 
 	return b.Put(k, raw)
 }
 
-// Rewards returns the reward records of the hours that start in [from,
-// to) (a zero from: since the first), oldest first.
+// Rewards returns the reward records of the hours that overlap [from, to)
+// (a zero from: since the first; a zero to: to the last), oldest first.
+// An hour counts whole: the records know no finer time.
 func (tx *Tx) Rewards(from, to time.Time) ([]RewardHour, error) {
 	b := tx.bucket(bucketMeta)
 	if b == nil {
@@ -88,10 +89,7 @@ func (tx *Tx) Rewards(from, to time.Time) ([]RewardHour, error) {
 	c := b.Cursor()
 	start := keyRewardsPrefix
 	if !from.IsZero() && from.Unix() > 0 {
-		start = rewardKey(from.UTC().Truncate(time.Hour))
-		if !from.Equal(from.Truncate(time.Hour)) { // the hour that holds from started before it
-			start = rewardKey(from.UTC().Truncate(time.Hour).Add(time.Hour))
-		}
+		start = rewardKey(from.UTC().Truncate(time.Hour)) // the hour that holds from
 	}
 	for k, v := c.Seek(start); k != nil && bytes.HasPrefix(k, keyRewardsPrefix); k, v = c.Next() {
 		if len(k) != len(keyRewardsPrefix)+8 {
@@ -115,7 +113,7 @@ func (s *Store) AddRewards(at time.Time, earned map[string]decimal.Decimal) erro
 	return s.Update(func(tx *Tx) error { return tx.AddRewards(at, earned) })
 }
 
-// Rewards reads the reward records of the hours starting in [from, to).
+// Rewards reads the reward records of the hours that overlap [from, to).
 func (s *Store) Rewards(from, to time.Time) (out []RewardHour, err error) {
 	err = s.View(func(tx *Tx) error { out, err = tx.Rewards(from, to); return err })
 	return out, err

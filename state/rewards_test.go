@@ -10,7 +10,7 @@ import (
 )
 
 // Rewards add up by the hour and by market, survive a reopen, and are
-// read back for the hours that start in a period; bad amounts are refused
+// read back for the hours that overlap a period; bad amounts are refused
 // and leave the records as they were.
 func TestRewardsByHour(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
@@ -57,7 +57,8 @@ func TestRewardsByHour(t *testing.T) {
 	}{
 		{"all", time.Time{}, time.Time{}, "3.500001", 3, "2.5"},
 		{"the first hour", h0, h0.Add(time.Hour), "1.5", 1, "0.5"},
-		{"from within the first hour: it is left out", h0.Add(time.Minute), h0.Add(24 * time.Hour), "2.000001", 2, "2"},
+		{"from within the first hour: it counts whole", h0.Add(time.Minute), h0.Add(24 * time.Hour), "3.500001", 3, "2.5"},
+		{"from the second hour", h0.Add(time.Hour), h0.Add(24 * time.Hour), "2.000001", 2, "2"},
 		{"up to the last hour's start: excluded", h0, h0.Add(3 * time.Hour), "3.5", 2, "2.5"},
 		{"before any", h0.Add(-48 * time.Hour), h0.Add(-24 * time.Hour), "0", 0, "0"},
 	} {

@@ -24,7 +24,7 @@ import (
 const unmeasured = "Spread and inventory PnL, markouts, queue waits and the reward share are not shown: " +
 	"they are measured against the book's mid, and the order journal holds no books. " +
 	"Liquidity rewards earned are the daemon's own estimate (the exchange publishes no earnings), " +
-	"which it writes to the journal by the hour: the hours that start in the period are counted."
+	"which it writes to the journal by the hour: every hour that overlaps the period counts whole."
 
 func journal(r *accounting.Results) bool { return r.Run.Source == accounting.SourceJournal }
 
@@ -311,7 +311,7 @@ type journalTotalsJSON struct {
 	Sharpe      accounting.Ratio `json:"sharpe"`
 	Sortino     accounting.Ratio `json:"sortino"`
 	// Rewards is the daemon's liquidity-reward estimate over the hours
-	// that start in the period (not in PnL).
+	// that overlap the period, whole (not in PnL).
 	Rewards decimal.Decimal `json:"rewards_earned"`
 	// The samples behind Sharpe and Sortino, as in accounting.Headline.
 	RatioSamples  int           `json:"ratio_samples"`

@@ -41,7 +41,8 @@ two-sided book, or an exchange that does not answer, keeps its last fill
 price). The report says which. Spread PnL, markouts and the reward share
 need the book and are not shown. Liquidity rewards earned are the daemon's
 own estimate (the exchange publishes none), which it writes to the journal
-by the hour: the statement counts the hours that start in the period.
+by the hour: the statement counts every hour that overlaps the period,
+whole.
 
 --from and --to take an RFC 3339 time (2026-03-01T12:00:00Z), a date
 (2026-03-01, midnight UTC), or a duration before now (90m, 24h, 7d); the
@@ -202,7 +203,7 @@ func runStatement(e *env, f statementFlags, now time.Time) error {
 }
 
 // addJournalRewards puts the daemon's liquidity-reward estimate for the
-// hours that start in p (the journal's reward records) into res.
+// hours that overlap p (the journal's reward records) into res.
 func addJournalRewards(st *state.Store, p ledger.Period, res *accounting.Results) error {
 	hours, err := st.Rewards(p.From, p.To)
 	if err != nil {
