@@ -92,6 +92,7 @@ func (s *restartableServer) url() string { return "http://" + s.addr }
 // quoting resumes. The 503s cost no order errors. The away time is 15 s
 // (RESTART_LONG=1: 30 s, as measured on the live exchange).
 func TestDaemonExchangeRestart(t *testing.T) {
+	t.Parallel() // it waits on its clock
 	bin := needDaemon(t)
 	away := 15 * time.Second
 	if os.Getenv("RESTART_LONG") == "1" {

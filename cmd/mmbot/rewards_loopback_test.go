@@ -30,6 +30,7 @@ import (
 // every account and pays pro rata: the bot earns a share above zero, the
 // makers earn too, and the loop's own estimate is above zero as well.
 func TestLoopEarnsRewardsAgainstSim(t *testing.T) {
+	t.Parallel() // it waits on its clock
 	const seed = 5
 	start := time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
 	cat, err := catalog.Generate(seed, 4, start)

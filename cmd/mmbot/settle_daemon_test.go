@@ -42,6 +42,7 @@ func balanceRefusals(p *daemonProc) int {
 // pending, and the exchange refused no SELL for want of balance (shares
 // bought are offered back only once settled).
 func TestDaemonSettlement(t *testing.T) {
+	t.Parallel() // it waits on its clock
 	bin := needDaemon(t)
 	run := 20 * time.Second
 	if os.Getenv("SETTLE_LONG") == "1" {
