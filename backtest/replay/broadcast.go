@@ -43,10 +43,7 @@ type Broadcast struct {
 }
 
 // castBatch is a batch of events read, with the copies of their books.
-type castBatch struct {
-	evs   []recording.Event
-	books recording.BookStore
-}
+type castBatch = prefetchBatch
 
 // NewBroadcast starts reading src for n Readers: batch events per batch
 // (default 1024: a turn on a core costs a hand-over between goroutines),
@@ -103,17 +100,7 @@ func (b *Broadcast) run(src Source, size int) {
 		} else {
 			buf = &castBatch{evs: make([]recording.Event, 0, size)}
 		}
-		var err error
-		for len(buf.evs) < size {
-			var e recording.Event
-			if e, err = src.Next(); err != nil {
-				break
-			}
-			if e.Kind == recording.KindBook {
-				e.Book = buf.books.Copy(e.Book)
-			}
-			buf.evs = append(buf.evs, e)
-		}
+		err := buf.fill(src, size)
 		b.mu.Lock()
 		if len(buf.evs) > 0 {
 			b.batches = append(b.batches, buf)

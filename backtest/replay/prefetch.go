@@ -54,6 +54,23 @@ type prefetchBatch struct {
 	books recording.BookStore
 }
 
+// fill appends events read from src to the batch until it holds size, each
+// book copied into the batch's store, and returns the error that ended it
+// sooner (io.EOF at the end).
+func (b *prefetchBatch) fill(src Source, size int) error {
+	for len(b.evs) < size {
+		e, err := src.Next()
+		if err != nil {
+			return err
+		}
+		if e.Kind == recording.KindBook {
+			e.Book = b.books.Copy(e.Book)
+		}
+		b.evs = append(b.evs, e)
+	}
+	return nil
+}
+
 func (p *Prefetcher) run(src Source, size int) {
 	defer close(p.done)
 	defer close(p.ch)
@@ -66,17 +83,7 @@ func (p *Prefetcher) run(src Source, size int) {
 		default:
 			buf = &prefetchBatch{evs: make([]recording.Event, 0, size)}
 		}
-		var err error
-		for len(buf.evs) < size {
-			var e recording.Event
-			if e, err = src.Next(); err != nil {
-				break
-			}
-			if e.Kind == recording.KindBook {
-				e.Book = buf.books.Copy(e.Book)
-			}
-			buf.evs = append(buf.evs, e)
-		}
+		err := buf.fill(src, size)
 		if err != nil {
 			p.errAt = err // read by Next after the channel is closed
 		}
