@@ -13,6 +13,21 @@ type MatchTrade struct {
 	TakerSide   exchange.Side // "" when unknown
 }
 
+// Mirror is the trade as the market's other token sees it. The two tokens
+// of a binary market share one book (a BUY of YES at p is a SELL of NO at
+// 1 − p, which the exchange matches by minting or merging), so a print on
+// one token went through the other token's orders at the complementary
+// price: a taker buying YES at p took, on the NO side, what a taker
+// selling NO at 1 − p takes. The replay and the paper venue show every
+// trade to both tokens' Matchers, the other one mirrored.
+func (t MatchTrade) Mirror() MatchTrade {
+	m := MatchTrade{Price: exchange.FixedScale - t.Price, Size: t.Size}
+	if t.TakerSide.Valid() {
+		m.TakerSide = t.TakerSide.Opposite()
+	}
+	return m
+}
+
 // Advance applies the activations and cancels due at or before now and
 // returns the fills they cause (an order that crosses the book when it
 // becomes active takes liquidity). The slice is valid until the next call.

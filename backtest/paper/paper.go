@@ -326,6 +326,15 @@ func (v *Venue) feedTrades(trades []exchange.Trade, limit int, now time.Time) {
 		}
 		v.stats.Trades++
 		v.applyFills(pt.m.OnTrade(mt, now), now)
+		if mt.Price < exchange.FixedScale {
+			// The print went through the other token's orders too, at the
+			// complementary price (fillmodel.MatchTrade.Mirror).
+			for _, other := range v.byCond[strings.ToLower(pt.cond)] {
+				if ot := v.tokens[other]; ot != nil && ot != pt {
+					v.applyFills(ot.m.OnTrade(mt.Mirror(), now), now)
+				}
+			}
+		}
 	}
 }
 

@@ -433,3 +433,21 @@ func mul128(a, b int64) [2]uint64 {
 	hi, lo := bits.Mul64(uint64(a), uint64(b))
 	return [2]uint64{hi, lo}
 }
+
+// A trade on one token goes through the other token's orders at the
+// complementary price (fillmodel.MatchTrade.Mirror): a taker buying YES at
+// 0.6 met our BUY of NO at 0.45 (a YES ask at 0.55) first.
+func TestPaperTradeFillsTheOtherToken(t *testing.T) {
+	v, f, clk := newPaperSetup(t, fillmodel.ModeQueue, nil)
+	mustBooks(t, v, fixture.Yes, fixture.No)
+	id := mustPlace(t, v, fixture.Item(fixture.No, exchange.Buy, "0.45", "10"))[0].OrderID
+	clk.Add(time.Second)
+	f.AddTrade(fixture.Market, 0, exchange.Buy, "0.6", "25", clk.Now(), "0xyesbuy")
+	limit := 10
+	if _, err := v.Trades(context.Background(), exchange.TradesParams{Limit: &limit}); err != nil {
+		t.Fatal(err)
+	}
+	if o := mustOrder(t, v, id); !o.SizeMatched.Equal(fixture.Dec("10")) {
+		t.Errorf("a YES buyer at 0.6 did not fill our NO bid at 0.45: %+v", o)
+	}
+}

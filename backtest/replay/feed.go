@@ -140,6 +140,11 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 			return
 		}
 		r.onFills(tok, tok.m.OnTrade(mt, t))
+		if tw := tok.mk.toks[1-tok.outcome]; tw != nil && mt.Price > 0 && mt.Price < exchange.FixedScale {
+			// The print went through the other token's orders too, at the
+			// complementary price (fillmodel.MatchTrade.Mirror).
+			r.onFills(tw, tw.m.OnTrade(mt.Mirror(), t))
+		}
 	case recording.KindMeta:
 		if !r.applyMeta(e.Meta, t) {
 			return
