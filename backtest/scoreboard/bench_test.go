@@ -2,6 +2,8 @@ package scoreboard
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"testing"
 	"time"
 
@@ -37,33 +39,37 @@ func BenchmarkReplayHour(b *testing.B) {
 	b.ReportMetric(time.Hour.Seconds(), "market-s/op")
 }
 
+var calibrationLong = flag.Bool("calibration-long", false, "BenchmarkCalibrationLong: the long run (10 seeds of an hour), not the check")
+
 // BenchmarkCalibrationLong is the long run of the market's calibration:
 // the naive quoter on calm, jumps and informed over 10 seeds of 3 markets
-// for an hour, under both fill models, reported as the mean and the ends
-// of the 95% interval over the seeds of its PnL and of its 60 s mid-to-mid
-// markout (cents). Run it once:
+// for an hour, under both fill models, with a position limit of 40 shares
+// a market (lim40) and with the configuration's default of 500 (lim500),
+// reported as the mean and the ends of the 95% interval over the seeds of
+// its PnL and of its 60 s mid-to-mid markout (cents). It takes about two
+// minutes; without -calibration-long (as CI runs every benchmark once) it
+// runs 2 seeds of 10 minutes, to check that it works. Run it once:
 //
-//	go test -run '^$' -bench CalibrationLong -benchtime 1x ./backtest/scoreboard
+//	go test -run '^$' -bench CalibrationLong -benchtime 1x ./backtest/scoreboard -calibration-long
 func BenchmarkCalibrationLong(b *testing.B) {
-	sc, err := Pick(Scenarios(Options{Seed: 1, Markets: 3, Duration: time.Hour}), []string{"calm", "jumps", "informed"})
-	if err != nil {
-		b.Fatal(err)
+	modes := []fillmodel.Mode{fillmodel.ModeQueue, fillmodel.ModeConservative}
+	seeds, d := 2, 10*time.Minute
+	if *calibrationLong {
+		seeds, d = 10, time.Hour
 	}
 	for i := 0; i < b.N; i++ {
-		rows, err := Run(context.Background(), Config{Scenarios: sc, Models: []string{"naive"},
-			Modes: []fillmodel.Mode{fillmodel.ModeQueue, fillmodel.ModeConservative}, Build: testBuild, Seed: 1, Seeds: 10, Workers: 2})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, s := range sc {
-			p := tInterval(perSeed(rows, s.Name, "naive", pnl))
-			m := tInterval(perSeed(rows, s.Name, "naive", func(r *Row) float64 { return 100 * r.MidMarkout60s }))
-			b.ReportMetric(p.mean, s.Name+"-PnL")
-			b.ReportMetric(p.lo(), s.Name+"-PnL-lo")
-			b.ReportMetric(p.hi(), s.Name+"-PnL-hi")
-			b.ReportMetric(m.mean, s.Name+"-mid60-¢")
-			b.ReportMetric(m.lo(), s.Name+"-mid60-lo")
-			b.ReportMetric(m.hi(), s.Name+"-mid60-hi")
+		for _, limit := range []int64{40, 500} {
+			pnls, mids := calibrate(b, naiveBuild(limit), seeds, d, modes, "calm", "jumps", "informed")
+			for _, name := range []string{"calm", "jumps", "informed"} {
+				p, m := pnls[name], mids[name]
+				tag := fmt.Sprintf("lim%d-%s", limit, name)
+				b.ReportMetric(p.mean, tag+"-PnL")
+				b.ReportMetric(p.lo(), tag+"-PnL-lo")
+				b.ReportMetric(p.hi(), tag+"-PnL-hi")
+				b.ReportMetric(m.mean, tag+"-mid60-¢")
+				b.ReportMetric(m.lo(), tag+"-mid60-lo")
+				b.ReportMetric(m.hi(), tag+"-mid60-hi")
+			}
 		}
 	}
 }

@@ -80,17 +80,21 @@ func Scenarios(o Options) []Scenario {
 	trend := base("trending", "every true value drifts up 1.0 logit an hour, no jumps", 2)
 	trend.Flow = sim.FlowConfig{Drift: 1.0, JumpRate: none}
 
-	jumps := base("jumps", "6 jumps an hour of sd 0.7 logit on top of the default volatility", 3)
-	jumps.Flow = sim.FlowConfig{JumpRate: 6, JumpSize: 0.7}
+	// News that leaks: half the takers are informed and know each jump
+	// three minutes before it is public (sim.FlowConfig.NewsLeak), so a
+	// maker that quotes through it is loaded on the wrong side before the
+	// price moves, then swept (Kyle's insider ahead of an announcement).
+	jumps := base("jumps", "6 jumps an hour of sd 0.7 logit on top of the default volatility; 50% informed takers know each 3m0s before it is public", 3)
+	jumps.Flow = sim.FlowConfig{JumpRate: 6, JumpSize: 0.7, NewsLeak: 3 * time.Minute, Informed: 0.5}
 
 	// Information, not the number of informed takers, is what costs a
 	// maker (Glosten–Milgrom): at the default volatility the value moves
 	// less in a minute than the half spread, and informed takers earn
 	// little however many they are. This market carries news: a value
-	// moving 1 logit per sqrt(hour), seen a minute ahead by the 80% of
+	// moving 1.5 logit per sqrt(hour), seen a minute ahead by the 80% of
 	// takers who are informed.
-	informed := base("informed", "80% of takers trade on a true value that moves 1.0 logit per sqrt(hour) and that they see 1m0s ahead", 4)
-	informed.Flow = sim.FlowConfig{Informed: 0.8, Volatility: 1.0, Horizon: time.Minute}
+	informed := base("informed", "80% of takers trade on a true value that moves 1.5 logit per sqrt(hour) and that they see 1m0s ahead", 4)
+	informed.Flow = sim.FlowConfig{Informed: 0.8, Volatility: 1.5, Horizon: time.Minute}
 
 	thin := base("thin", "thin wide books: 2 background levels of 20 shares 5 cents out, 0.05 takers a second", 5)
 	thin.Flow = sim.FlowConfig{MakerLevels: 2, MakerSize: 20, MakerHalfSpread: 0.05, MakerSpacing: 0.02, TakerRate: 0.05}

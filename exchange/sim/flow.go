@@ -47,6 +47,7 @@ type flowMarket struct {
 	diff, jump   float64
 	pdiff, pjump float64
 	pub          float64  // the public value's logit: pdiff + pjump
+	leaks        []leak   // jumps the informed know of that are not public yet (FlowConfig.NewsLeak)
 	sweeps       []sweep  // informed orders of a news burst still to send
 	waiting      []waiter // informed takers waiting for the book to cross the true value
 }
@@ -56,6 +57,22 @@ type flowMarket struct {
 type waiter struct {
 	size  int64
 	until time.Time
+}
+
+// leak is a jump of size that becomes true and public at its time; until
+// then only the informed know it.
+type leak struct {
+	at   time.Time
+	size float64
+}
+
+// leaked is the sum of the jumps the informed know of ahead of time.
+func (m *flowMarket) leaked() float64 {
+	var x float64
+	for _, l := range m.leaks {
+		x += l.size
+	}
+	return x
 }
 
 // sweep is one order of a news burst: sent at its time, toward the true
@@ -141,8 +158,11 @@ func (f *flow) step(dt time.Duration, now time.Time) {
 		m := f.market(s, now)
 		m.ahead += f.cfg.Drift*hours + f.cfg.Volatility*math.Sqrt(hours)*f.r.NormFloat64()
 		if f.r.Float64() < max(0, f.cfg.JumpRate)*hours {
-			j := f.cfg.JumpSize * f.r.NormFloat64()
-			m.jump += j
+			m.leaks = append(m.leaks, leak{at: now.Add(f.cfg.NewsLeak), size: f.cfg.JumpSize * f.r.NormFloat64()})
+		}
+		for len(m.leaks) > 0 && !m.leaks[0].at.After(now) {
+			m.jump += m.leaks[0].size
+			m.leaks = m.leaks[1:]
 			f.news(m, now)
 		}
 		m.ahead = max(-logitCap-m.jump, min(logitCap-m.jump, m.ahead))

@@ -49,6 +49,13 @@ type FlowConfig struct {
 	// the background makers re-centre gradually after the informed sweep
 	// (default 30s; negative: at once).
 	NewsLag time.Duration
+	// NewsLeak is how long before a jump becomes public the informed
+	// takers know it (default 0: at once; at most 1h). Within it they trade
+	// on the value after the jump (Kyle's insider before an announcement),
+	// so a maker on the wrong side builds its position before the news
+	// moves the price; at the jump the sweep follows and the public value
+	// takes the jump in over NewsLag.
+	NewsLeak time.Duration
 	// NewsSweeps is the number of informed orders sent on each jump before
 	// the makers re-centre (default 3; negative: none), spread evenly over
 	// NewsSweepWindow (default 2s), each of NewsSweepSize shares (default
@@ -145,6 +152,8 @@ func (f *FlowConfig) fill() error {
 		return fmt.Errorf("sim: informed horizon %s outside [0, 24h]", f.Horizon)
 	case f.InformedImpact > 1:
 		return fmt.Errorf("sim: informed impact %v above 1", f.InformedImpact)
+	case f.NewsLeak < 0 || f.NewsLeak > time.Hour:
+		return fmt.Errorf("sim: news leak %s outside [0, 1h]", f.NewsLeak)
 	case f.NewsSweepWindow < 0:
 		return fmt.Errorf("sim: news sweep window %s is negative", f.NewsSweepWindow)
 	case f.MakerLevels < 1 || f.MakerSize <= 0 || f.MakerHalfSpread <= 0 || f.MakerSpacing <= 0 || f.MakerRequote <= 0:

@@ -262,3 +262,64 @@ func TestFlowInformedTradeOnAhead(t *testing.T) {
 		t.Fatalf("the informed hold %d of outcome 0 (settled or pending), want a buy", got)
 	}
 }
+
+// A leaked jump (NewsLeak): the informed trade on it before it is public,
+// the true value takes it only at its time, then the sweep follows; a
+// state saved in between keeps it.
+func TestFlowNewsLeaks(t *testing.T) {
+	cfg := FlowConfig{Volatility: 1e-12, JumpRate: -1, TakerRate: -1, Lead: -1, NewsLeak: time.Minute, NewsSweeps: 2}
+	ex := flowExchange(t, 5, 3, cfg)
+	if err := ex.Advance(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ex.mu.Lock()
+	s := midMarket(ex)
+	if s == nil {
+		ex.mu.Unlock()
+		t.Skip("no market with a 0.01 tick in the middle of the range")
+	}
+	m := ex.flow.mk[s]
+	now := ex.clock()
+	size := max(s.minSize, 20*engine.Unit)
+	if ex.flow.inform(s, m, size, now) {
+		ex.mu.Unlock()
+		t.Fatal("traded with nothing known")
+	}
+	jump := m.jump
+	m.leaks = append(m.leaks, leak{at: now.Add(cfg.NewsLeak), size: 1})
+	if !ex.flow.inform(s, m, size, now) {
+		ex.mu.Unlock()
+		t.Fatal("did not trade on the leaked jump")
+	}
+	ex.mu.Unlock()
+	st, err := ex.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved []LeakState
+	for _, fs := range st.Flow.Markets {
+		if fs.ConditionID == s.id {
+			saved = fs.Leaks
+		}
+	}
+	if len(saved) != 1 || saved[0].Size != 1 || !saved[0].At.Equal(now.Add(cfg.NewsLeak)) {
+		t.Fatalf("the state file keeps the leaks %+v, want the one of size 1 due at +1m", saved)
+	}
+	if err := ex.Advance(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ex.mu.Lock()
+	if m.jump != jump || len(m.sweeps) != 0 {
+		ex.mu.Unlock()
+		t.Fatalf("half way through the leak: jump %v (was %v), %d sweeps: the news is public too early", m.jump, jump, len(m.sweeps))
+	}
+	ex.mu.Unlock()
+	if err := ex.Advance(31 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if m.jump != jump+1 || len(m.leaks) != 0 {
+		t.Fatalf("after the leak: jump %v, want %v; %d leaks left", m.jump, jump+1, len(m.leaks))
+	}
+}

@@ -47,12 +47,13 @@ func (f *flow) take(s *mstate, m *flowMarket, now time.Time) {
 }
 
 // inform sends an informed order of size toward the true value as the
-// informed see it (FlowConfig.Horizon ahead) when the book is on the wrong
+// informed see it (FlowConfig.Horizon ahead, with the jumps they know of
+// before they are public, FlowConfig.NewsLeak) when the book is on the wrong
 // side of it: it buys outcome 0 up to the true value
 // when the best ask is below it, outcome 1 up to its complement when the
 // best bid is above it, and does nothing otherwise.
 func (f *flow) inform(s *mstate, m *flowMarket, size int64, now time.Time) bool {
-	v := sigmoid(m.ahead + m.jump)
+	v := sigmoid(max(-logitCap, min(logitCap, m.ahead+m.jump+m.leaked())))
 	bid0, ask0, _ := f.e.eng.BestBidAsk(s.m.TokenIDs[0])
 	traded := false
 	switch p, q := floorTick(v, s.tick), floorTick(1-v, s.tick); {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -218,8 +219,15 @@ type FlowMarketState struct {
 	PDiff       float64       `json:"pdiff"`
 	PJump       float64       `json:"pjump"`
 	Pub         float64       `json:"pub"`
+	Leaks       []LeakState   `json:"leaks,omitempty"` // jumps known to the informed, not yet public
 	Sweeps      []time.Time   `json:"sweeps,omitempty"`
 	Waiting     []WaiterState `json:"waiting,omitempty"`
+}
+
+// LeakState is a jump that becomes public at At.
+type LeakState struct {
+	At   time.Time `json:"at"`
+	Size float64   `json:"size"`
 }
 
 // WaiterState is an informed taker waiting for an edge.
@@ -271,6 +279,9 @@ func (e *Exchange) State() (*State, error) {
 		}
 		ahead := m.ahead
 		fs := FlowMarketState{ConditionID: ms.id, Ahead: &ahead, Diff: m.diff, Jump: m.jump, PDiff: m.pdiff, PJump: m.pjump, Pub: m.pub}
+		for _, l := range m.leaks {
+			fs.Leaks = append(fs.Leaks, LeakState{At: l.at, Size: l.size})
+		}
 		for _, w := range m.sweeps {
 			fs.Sweeps = append(fs.Sweeps, w.at)
 		}
@@ -403,6 +414,12 @@ func (e *Exchange) restore(st *State) error {
 		m := &flowMarket{ahead: fs.Diff, diff: fs.Diff, jump: fs.Jump, pdiff: fs.PDiff, pjump: fs.PJump, pub: fs.Pub}
 		if fs.Ahead != nil {
 			m.ahead = *fs.Ahead
+		}
+		for _, l := range fs.Leaks {
+			if math.IsNaN(l.Size) || math.IsInf(l.Size, 0) {
+				return fmt.Errorf("flow state of market %s: a leaked jump of %v", fs.ConditionID, l.Size)
+			}
+			m.leaks = append(m.leaks, leak{at: l.At, size: l.Size})
 		}
 		for _, at := range fs.Sweeps {
 			m.sweeps = append(m.sweeps, sweep{at: at})
