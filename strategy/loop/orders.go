@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -122,11 +121,11 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 		}
 	}
 	byAge := func(s []*liveOrder) {
-		sort.Slice(s, func(i, j int) bool {
-			if !s[i].lastRead.Equal(s[j].lastRead) {
-				return s[i].lastRead.Before(s[j].lastRead)
+		slices.SortFunc(s, func(a, b *liveOrder) int {
+			if c := a.lastRead.Compare(b.lastRead); c != 0 {
+				return c
 			}
-			return s[i].Hash < s[j].Hash
+			return byHash(a, b)
 		})
 	}
 	byAge(first)
