@@ -21,11 +21,10 @@ type Tx struct {
 	names     map[uint64]string
 	nameCache *nameCache
 	// open is the store's cache of open orders (nil when it keeps none);
-	// openAdd and openDel are this transaction's changes to it, made when
-	// it commits.
+	// written is the last record this transaction wrote of each order it
+	// changed, which the cache takes when it commits (opencache.go).
 	open    *openCache
-	openAdd map[string]uint64
-	openDel []string
+	written map[string]*stored
 }
 
 // ID returns bbolt's transaction id: the number of commits the file has seen.
@@ -113,12 +112,8 @@ func hashPrefix(hash string) []byte {
 
 // find returns the stored order with the given hash (its item not read).
 func (tx *Tx) find(hash string) (*stored, bool, error) {
-	if tx.open != nil {
-		if seq, ok := tx.open.get(hash); ok {
-			if o, err := tx.orderAt(seq, false); err == nil && o.Hash == hash {
-				return o, true, nil
-			}
-		}
+	if o, ok := tx.cached(hash); ok {
+		return o, true, nil
 	}
 	prefix := hashPrefix(hash)
 	for _, name := range [...][]byte{bucketOrderHashes, bucketKeptHashes} {
@@ -266,7 +261,6 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 			return err
 		}
 	}
-	tx.noteOpen(prev, o)
 	o.at = o.home()
 	if prev != nil && prev.at != o.at {
 		if err := tx.bucket(whereBuckets[prev.at]).Delete(seq); err != nil {
@@ -290,7 +284,11 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 	if err != nil {
 		return err
 	}
-	return to.Put(seq, raw)
+	if err := to.Put(seq, raw); err != nil {
+		return err
+	}
+	tx.note(o)
+	return nil
 }
 
 // indexExchangeID records a new exchange id of o in orders_by_xid (unless
