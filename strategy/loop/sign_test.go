@@ -3,8 +3,10 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/shopspring/decimal"
@@ -70,6 +72,28 @@ func TestSignConcurrentKeepsPlanOrder(t *testing.T) {
 				t.Fatalf("%d workers: intent %d is %s, want %s (the plan's order)", workers, k, intents[k].Hash, want)
 			}
 			k++
+		}
+	}
+}
+
+// TestOldestSelects: oldest gives the k first orders by byAge, in order,
+// as sorting them all would.
+func TestOldestSelects(t *testing.T) {
+	for n := range 40 {
+		for _, k := range []int{-1, 0, 1, 2, 5, n - 1, n, n + 3} {
+			s := make([]*liveOrder, n)
+			for i := range s {
+				// few distinct read times: the hash breaks the ties
+				s[i] = &liveOrder{JournaledOrder: JournaledOrder{Intent: Intent{Hash: fmt.Sprintf("h%03d", (i*37)%101)}},
+					lastRead: lt0.Add(time.Duration((i*7)%5) * time.Second)}
+			}
+			want := slices.Clone(s)
+			slices.SortFunc(want, byAge)
+			want = want[:max(min(k, n), 0)]
+			got := oldest(s, k)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d k=%d: oldest gave %d orders, not the %d first by age", n, k, len(got), len(want))
+			}
 		}
 	}
 }
