@@ -23,8 +23,8 @@ type rewardRun struct {
 	shown   decimal.Decimal
 	shownOf float64
 	shownOK bool
-	at     time.Time
-	has    bool // est is from a book with a mid
+	at      time.Time
+	has     bool // est is from a book with a mid
 }
 
 // observeRewards scores the orders that rested since the last cycle (the
