@@ -22,15 +22,13 @@ type openCache struct {
 
 func newOpenCache() *openCache { return &openCache{m: map[string]*stored{}} }
 
-// get returns a copy of the cached record of hash.
-func (c *openCache) get(hash string) (stored, bool) {
+// get returns the cached record of hash. Records in the cache are never
+// changed (a commit replaces them): read it, copy it to change it.
+func (c *openCache) get(hash string) (*stored, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o, ok := c.m[hash]
-	if !ok {
-		return stored{}, false
-	}
-	return *o, true
+	return o, ok
 }
 
 // apply makes one committed transaction's changes: the last record it
@@ -49,7 +47,9 @@ func (c *openCache) apply(written map[string]*stored) {
 
 // note records o as the last record this transaction wrote of its order,
 // for the transaction's own lookups (cached) and, once it commits, for the
-// store's cache.
+// store's cache. o becomes the cache's: its item is dropped, its times made
+// canonical, and nothing changes it afterwards (putOrder's callers do not
+// use it again, and lookups hand out copies to change).
 func (tx *Tx) note(o *stored) {
 	if tx.open == nil {
 		return
@@ -59,29 +59,25 @@ func (tx *Tx) note(o *stored) {
 		written := tx.written
 		tx.btx.OnCommit(func() { tx.open.apply(written) })
 	}
-	c := *o
-	c.Item = exchange.PlacementItem{}
-	canonTimes(&c)
-	tx.written[o.Hash] = &c
+	o.Item = exchange.PlacementItem{}
+	canonTimes(o)
+	tx.written[o.Hash] = o
 }
 
 // forget drops this transaction's note of an order it deleted (Prune).
 func (tx *Tx) forget(hash string) { delete(tx.written, hash) }
 
-// cached returns a copy of the record of hash as this transaction last
-// wrote it, or else as the store's cache holds it (an open order).
+// cached returns the record of hash as this transaction last wrote it, or
+// else as the store's cache holds it (an open order): shared, not to be
+// changed.
 func (tx *Tx) cached(hash string) (*stored, bool) {
 	if tx.open == nil {
 		return nil, false
 	}
 	if o, ok := tx.written[hash]; ok {
-		c := *o
-		return &c, true
+		return o, true
 	}
-	if o, ok := tx.open.get(hash); ok {
-		return &o, true
-	}
-	return nil, false
+	return tx.open.get(hash)
 }
 
 // canonTimes makes o's times what decoding its record gives back: UTC, no
