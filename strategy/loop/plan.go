@@ -1,7 +1,7 @@
 package loop
 
 import (
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,7 +66,15 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		active = append(active, i)
 	}
 	rem.Cancels -= len(cancels)
-	sort.SliceStable(active, func(a, b int) bool { return l.markets[active[a]].need > l.markets[active[b]].need })
+	slices.SortStableFunc(active, func(a, b int) int { // neediest first
+		switch na, nb := l.markets[a].need, l.markets[b].need; {
+		case na > nb:
+			return -1
+		case nb > na:
+			return 1
+		}
+		return 0
+	})
 
 	var places []placement
 	grown := false // a market before this one added orders: the totals limits must see them
