@@ -7,10 +7,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// arenaChunk is the size of the arena's chunks; arenaRoom the least room
-// buf leaves for one key or record (a longer one grows out of the chunk,
-// into its own allocation).
+// The arena's chunks start at arenaFirst bytes and double up to
+// arenaChunk, so that a transaction of a few orders takes little; arenaRoom
+// is the least room buf leaves for one key or record (a longer one grows
+// out of the chunk, into its own allocation).
 const (
+	arenaFirst = 4 << 10
 	arenaChunk = 32 << 10
 	arenaRoom  = 512
 )
@@ -23,7 +25,7 @@ const (
 // before the next buf.
 func (tx *Tx) buf() []byte {
 	if cap(tx.arena)-len(tx.arena) < arenaRoom {
-		tx.arena = make([]byte, 0, arenaChunk)
+		tx.arena = make([]byte, 0, min(max(2*cap(tx.arena), arenaFirst), arenaChunk))
 	}
 	return tx.arena[len(tx.arena):]
 }
