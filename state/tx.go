@@ -112,8 +112,6 @@ func appendHashKey(b []byte, hash string, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(appendHashPrefix(b, hash), seq)
 }
 
-func hashPrefix(hash string) []byte { return appendHashPrefix(make([]byte, 0, 16), hash) }
-
 // appendHashPrefix appends the 64-bit FNV-1a digest of hash (hash/fnv's,
 // without its allocation).
 func appendHashPrefix(b []byte, hash string) []byte {
