@@ -2,7 +2,7 @@ package exchange
 
 import (
 	"net/http"
-	"sort"
+	"slices"
 
 	"github.com/shopspring/decimal"
 )
@@ -78,9 +78,31 @@ type OrderBook struct {
 
 // Normalize sorts the book in place so that Bids[0] is the best (highest) bid
 // and Asks[0] the best (lowest) ask, whatever order the levels arrived in.
+// A book already in order (as the exchange sends it: worst first) is
+// checked, or reversed, without sorting.
 func (b *OrderBook) Normalize() {
-	sort.SliceStable(b.Bids, func(i, j int) bool { return b.Bids[i].Price.GreaterThan(b.Bids[j].Price) })
-	sort.SliceStable(b.Asks, func(i, j int) bool { return b.Asks[i].Price.LessThan(b.Asks[j].Price) })
+	normalizeSide(b.Bids, func(x, y PriceLevel) int { return y.Price.Cmp(x.Price) })
+	normalizeSide(b.Asks, func(x, y PriceLevel) int { return x.Price.Cmp(y.Price) })
+}
+
+// normalizeSide sorts levels best first (cmp < 0: x before y), stably.
+// Levels already in that order stay as they are; levels in the reverse
+// order (strictly) are reversed; others are sorted (slices.SortStableFunc:
+// no reflection or allocation).
+func normalizeSide(levels []PriceLevel, cmp func(x, y PriceLevel) int) {
+	sorted, reversed := true, true
+	for i := 1; i < len(levels) && (sorted || reversed); i++ {
+		c := cmp(levels[i-1], levels[i])
+		sorted = sorted && c <= 0
+		reversed = reversed && c > 0
+	}
+	switch {
+	case sorted:
+	case reversed:
+		slices.Reverse(levels)
+	default:
+		slices.SortStableFunc(levels, cmp)
+	}
 }
 
 // TokenRef is one item of the POST /books and POST /spreads request bodies.

@@ -67,3 +67,66 @@ func BenchmarkCycle(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRequote is the journal's part of a daemon cycle that requotes n
+// orders (BenchmarkDaemonCycle's moving books, without fsync): one
+// transaction with n new intents, then one with their placement answers
+// (live) and the cancels of the previous cycle's n orders.
+func BenchmarkRequote(b *testing.B) {
+	for _, n := range []int{80, 800} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s, err := Open(filepath.Join(b.TempDir(), "bench.db"), Options{NoSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			next := 1
+			var prev []Order
+			cycle := func() {
+				cur := make([]Order, 0, n)
+				for range n {
+					o := testOrder(next, fmt.Sprintf("7132104567925221259462638553270691275033272857194253228963137931245%010d", next%400), exchange.Buy)
+					cur = append(cur, o)
+					next++
+				}
+				now := t0.Add(time.Duration(next) * time.Second)
+				if err := s.Update(func(tx *Tx) error {
+					for i := range cur {
+						cur[i].CreatedAt = now
+						if err := tx.PutIntent(cur[i]); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Update(func(tx *Tx) error {
+					for _, o := range prev {
+						if err := tx.ApplyResult(o.Hash, o.Hash, Canceled, decimal.Zero, "", now); err != nil {
+							return err
+						}
+					}
+					for _, o := range cur {
+						if err := tx.ApplyResult(o.Hash, o.Hash, Live, decimal.Zero, "", now); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				prev = cur
+			}
+			for range 20 { // a journal with some history
+				cycle()
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				cycle()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n)/1e3, "µs/order")
+		})
+	}
+}

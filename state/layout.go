@@ -110,7 +110,12 @@ func v2StateKey(s OrderState, hash string) []byte {
 
 // doneKey is the prune_queue key of a final order.
 func doneKey(updated time.Time, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(timeKey(updated), seq)
+	return appendDoneKey(make([]byte, 0, 16), updated, seq)
+}
+
+func appendDoneKey(b []byte, updated time.Time, seq uint64) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(updated.UnixNano())^(1<<63)) // timeKey
+	return binary.BigEndian.AppendUint64(b, seq)
 }
 
 func seqKey(seq uint64) []byte {

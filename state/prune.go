@@ -69,6 +69,7 @@ func (tx *Tx) pruneOne(k []byte) error {
 	if o.at != inFinal || !o.queued() || !bytes.Equal(doneKey(o.UpdatedAt, seq), k) {
 		return fmt.Errorf("prune queue names order %s (%s), which may not be pruned: %w", o.Hash, o.State, ErrInconsistent)
 	}
+	tx.forget(o.Hash)
 	sk := seqKey(seq)
 	if err := tx.bucket(bucketOrdersFinal).Delete(sk); err != nil {
 		return err

@@ -24,7 +24,7 @@ func (tx *Tx) encodeOrder(o *stored) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, 128)
+	b := tx.buf()
 	var flags byte
 	if o.hasFills {
 		flags |= ordHasFills
@@ -67,7 +67,7 @@ func (tx *Tx) encodeOrder(o *stored) ([]byte, error) {
 	if !o.UpdatedAt.IsZero() {
 		b = binary.AppendVarint(b, o.UpdatedAt.Sub(o.CreatedAt).Nanoseconds())
 	}
-	return appendStr(b, o.LastError), nil
+	return tx.keep(appendStr(b, o.LastError)), nil
 }
 
 func (tx *Tx) decodeOrder(raw []byte, o *stored) error {
@@ -195,7 +195,7 @@ func (tx *Tx) encodeItem(it *exchange.PlacementItem) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, 160)
+	b := tx.buf()
 	b = append(b, recFormat)
 	for _, s := range []string{o.Salt, o.Maker, o.Signer} {
 		b = appendCstr(b, s)
@@ -210,7 +210,7 @@ func (tx *Tx) encodeItem(it *exchange.PlacementItem) ([]byte, error) {
 	for _, s := range []string{o.Timestamp, o.Metadata, o.Builder, o.Signature} {
 		b = appendCstr(b, s)
 	}
-	return appendEnum(b, string(it.OrderType), typeNames), nil
+	return tx.keep(appendEnum(b, string(it.OrderType), typeNames)), nil
 }
 
 func (tx *Tx) decodeItem(raw []byte, it *exchange.PlacementItem) error {

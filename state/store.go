@@ -93,7 +93,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, openError(path, opts.LockTimeout, err)
 	}
-	s := &Store{db: db, path: path, open: &openCache{m: map[string]uint64{}}, names: newNameCache()}
+	s := &Store{db: db, path: path, open: newOpenCache(), names: newNameCache()}
 	if err := db.Update(func(btx *bolt.Tx) (err error) { s.created, err = prepare(btx, path, opts.Account); return err }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)

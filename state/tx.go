@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -21,11 +20,15 @@ type Tx struct {
 	names     map[uint64]string
 	nameCache *nameCache
 	// open is the store's cache of open orders (nil when it keeps none);
-	// openAdd and openDel are this transaction's changes to it, made when
-	// it commits.
+	// written is the last record this transaction wrote of each order it
+	// changed, which the cache takes when it commits (opencache.go).
 	open    *openCache
-	openAdd map[string]uint64
-	openDel []string
+	written map[string]*stored
+	// arena holds the keys and records this transaction hands to bbolt,
+	// which keeps them until the transaction ends (arena.go); cursors
+	// are its read cursors, one a bucket, reused by each seek.
+	arena   []byte
+	cursors map[string]*bolt.Cursor
 }
 
 // ID returns bbolt's transaction id: the number of commits the file has seen.
@@ -102,31 +105,39 @@ func (o *stored) needsItem() bool { return !o.State.Final() || o.State == Failed
 // its hash, then its seq. Digests may collide; a lookup reads every order
 // under the digest and compares the hash.
 func hashKey(hash string, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(hashPrefix(hash), seq)
+	return appendHashKey(make([]byte, 0, 16), hash, seq)
 }
 
-func hashPrefix(hash string) []byte {
-	h := fnv.New64a()
-	h.Write([]byte(hash))
-	return h.Sum(make([]byte, 0, 16))
+func appendHashKey(b []byte, hash string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(appendHashPrefix(b, hash), seq)
+}
+
+// appendHashPrefix appends the 64-bit FNV-1a digest of hash (hash/fnv's,
+// without its allocation).
+func appendHashPrefix(b []byte, hash string) []byte {
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
+	for i := range len(hash) {
+		h ^= uint64(hash[i])
+		h *= prime64
+	}
+	return binary.BigEndian.AppendUint64(b, h)
 }
 
 // find returns the stored order with the given hash (its item not read).
+// The record may be the open cache's (opencache.go): the caller copies it
+// before changing it.
 func (tx *Tx) find(hash string) (*stored, bool, error) {
-	if tx.open != nil {
-		if seq, ok := tx.open.get(hash); ok {
-			if o, err := tx.orderAt(seq, false); err == nil && o.Hash == hash {
-				return o, true, nil
-			}
-		}
+	if o, ok := tx.cached(hash); ok {
+		return o, true, nil
 	}
-	prefix := hashPrefix(hash)
+	var pb [8]byte
+	prefix := appendHashPrefix(pb[:0], hash)
 	for _, name := range [...][]byte{bucketOrderHashes, bucketKeptHashes} {
-		b := tx.bucket(name)
-		if b == nil {
+		c := tx.cursor(name)
+		if c == nil {
 			return nil, false, nil
 		}
-		c := b.Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			if len(k) != 16 {
 				return nil, false, fmt.Errorf("hash index key %x: %w", k, ErrInconsistent)
@@ -161,7 +172,7 @@ func (tx *Tx) orderAt(seq uint64, withItem bool) (*stored, error) {
 	o := &stored{seq: seq}
 	var raw []byte
 	for w, name := range whereBuckets {
-		if raw = tx.bucket(name).Get(k); raw != nil {
+		if raw = tx.get(name, k); raw != nil {
 			o.at = where(w)
 			break
 		}
@@ -191,7 +202,8 @@ func (tx *Tx) readItem(o *stored) error {
 	return nil
 }
 
-// load returns the stored order with the given hash, or ErrNotFound.
+// load returns the stored order with the given hash, or ErrNotFound; without
+// its item the record may be shared, as find's.
 func (tx *Tx) load(hash string, withItem bool) (*stored, error) {
 	o, ok, err := tx.find(hash)
 	switch {
@@ -201,6 +213,8 @@ func (tx *Tx) load(hash string, withItem bool) (*stored, error) {
 		return nil, fmt.Errorf("order %q: %w", hash, ErrNotFound)
 	}
 	if withItem {
+		c := *o // o may be the cache's
+		o = &c
 		if err := tx.readItem(o); err != nil {
 			return nil, err
 		}
@@ -230,23 +244,23 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 			return err
 		}
 		o.seq = seq
-		if err := tx.bucket(hashIndex(o.home())).Put(hashKey(o.Hash, seq), []byte{}); err != nil {
+		if err := tx.bucket(hashIndex(o.home())).Put(tx.keep(appendHashKey(tx.buf(), o.Hash, seq)), []byte{}); err != nil {
 			return err
 		}
 	}
-	seq := seqKey(o.seq)
+	seq := tx.keep(binary.BigEndian.AppendUint64(tx.buf(), o.seq))
 	if err := tx.indexExchangeID(prev, o); err != nil {
 		return err
 	}
 	done := tx.bucket(bucketPruneQueue)
 	if prev != nil && prev.queued() && (!o.queued() || !prev.UpdatedAt.Equal(o.UpdatedAt)) {
-		if err := done.Delete(doneKey(prev.UpdatedAt, o.seq)); err != nil {
+		if err := tx.del(bucketPruneQueue, tx.keep(appendDoneKey(tx.buf(), prev.UpdatedAt, o.seq))); err != nil {
 			return err
 		}
 	}
 	if o.queued() && (prev == nil || !prev.queued() || !prev.UpdatedAt.Equal(o.UpdatedAt)) {
 		done.FillPercent = appendFill
-		if err := done.Put(doneKey(o.UpdatedAt, o.seq), []byte{}); err != nil {
+		if err := done.Put(tx.keep(appendDoneKey(tx.buf(), o.UpdatedAt, o.seq)), []byte{}); err != nil {
 			return err
 		}
 	}
@@ -262,14 +276,13 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 			return err
 		}
 	case prev != nil && prev.needsItem() && !o.needsItem():
-		if err := items.Delete(seq); err != nil {
+		if err := tx.del(bucketOrderItems, seq); err != nil {
 			return err
 		}
 	}
-	tx.noteOpen(prev, o)
 	o.at = o.home()
 	if prev != nil && prev.at != o.at {
-		if err := tx.bucket(whereBuckets[prev.at]).Delete(seq); err != nil {
+		if err := tx.del(whereBuckets[prev.at], seq); err != nil {
 			return err
 		}
 		if from, to := hashIndex(prev.at), hashIndex(o.at); !bytes.Equal(from, to) {
@@ -290,7 +303,11 @@ func (tx *Tx) putOrder(prev, o *stored) error {
 	if err != nil {
 		return err
 	}
-	return to.Put(seq, raw)
+	if err := to.Put(seq, raw); err != nil {
+		return err
+	}
+	tx.note(o)
+	return nil
 }
 
 // indexExchangeID records a new exchange id of o in orders_by_xid (unless
@@ -302,12 +319,11 @@ func (tx *Tx) indexExchangeID(prev, o *stored) error {
 	if prev != nil && prev.ExchangeID != "" {
 		return fmt.Errorf("order %s has exchange id %s, answer names %s: %w", o.Hash, prev.ExchangeID, o.ExchangeID, ErrExchangeIDConflict)
 	}
-	byXID := tx.bucket(bucketOrdersByXID)
-	if owner := byXID.Get([]byte(o.ExchangeID)); owner != nil && string(owner) != o.Hash {
+	if owner := tx.get(bucketOrdersByXID, []byte(o.ExchangeID)); owner != nil && string(owner) != o.Hash {
 		return fmt.Errorf("exchange id %s already belongs to order %s, not %s: %w", o.ExchangeID, owner, o.Hash, ErrExchangeIDConflict)
 	}
 	if o.ExchangeID == o.Hash {
 		return nil
 	}
-	return byXID.Put([]byte(o.ExchangeID), []byte(o.Hash))
+	return tx.bucket(bucketOrdersByXID).Put([]byte(o.ExchangeID), []byte(o.Hash))
 }

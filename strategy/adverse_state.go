@@ -190,9 +190,10 @@ func (a *AdverseState) restingFrom(s *Snapshot) {
 // So the latest jump above any pair of thresholds is found by one scan;
 // jumps older than an hour, and the oldest beyond adverseJumpKeep, go.
 func (a *AdverseState) addJump(at time.Time, z, move float64) {
+	cut := at.Add(-adverseJumpAge) // older than an hour: before cut
 	j := a.jumps[:0]
 	for _, e := range a.jumps {
-		if (e.z <= z && e.move <= move) || at.Sub(e.at) > adverseJumpAge {
+		if (e.z <= z && e.move <= move) || e.at.Before(cut) {
 			continue
 		}
 		j = append(j, e)

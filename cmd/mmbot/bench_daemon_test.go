@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,18 +45,30 @@ type memVenue struct {
 	bytes  int // JSON bytes of every POST /orders body
 }
 
-// hashSigner tells the venue each signed order's hash.
+// hashSigner tells the venue each signed order's hash. It signs on as
+// many goroutines as the signer it wraps (loop.ConcurrentSigner), as the
+// daemon does.
 type hashSigner struct {
 	loop.OrderSigner
-	v *memVenue
+	v  *memVenue
+	mu *sync.Mutex // guards v.hashes
 }
 
 func (h hashSigner) SignOrder(m *strategy.Market, o *strategy.Order, t exchange.OrderType) (exchange.PlacementItem, string, error) {
 	item, hash, err := h.OrderSigner.SignOrder(m, o, t)
 	if err == nil {
+		h.mu.Lock()
 		h.v.hashes[item.Order.Salt] = hash
+		h.mu.Unlock()
 	}
 	return item, hash, err
+}
+
+func (h hashSigner) SignWorkers() int {
+	if cs, ok := h.OrderSigner.(loop.ConcurrentSigner); ok {
+		return cs.SignWorkers()
+	}
+	return 1
 }
 
 var _ loop.Venue = (*memVenue)(nil)
@@ -249,7 +262,7 @@ func benchLoop(b *testing.B, n int, j loop.Journal) (*loop.Loop, *memVenue, *clo
 	v := newMemVenue(markets, clock.Now)
 	lc := assemble.LoopConfig(cfg, markets, params, est, kill)
 	lc.TapeLimit = 0
-	l, err := loop.New(lc, v, hashSigner{assemble.OrderSigner{Signer: sgn}, v}, j, clock, zerolog.Nop(), nil)
+	l, err := loop.New(lc, v, hashSigner{assemble.OrderSigner{Signer: sgn}, v, &sync.Mutex{}}, j, clock, zerolog.Nop(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -544,10 +544,10 @@ func (l *Loop) openByMarket() (open, inflight [][]*liveOrder) {
 		}
 	}
 	for _, o := range open {
-		sort.Slice(o, func(i, j int) bool { return o[i].Hash < o[j].Hash })
+		slices.SortFunc(o, byHash)
 	}
 	for _, o := range inflight {
-		sort.Slice(o, func(i, j int) bool { return o[i].Hash < o[j].Hash })
+		slices.SortFunc(o, byHash)
 	}
 	return open, inflight
 }
@@ -559,9 +559,13 @@ func (l *Loop) allLive() []*liveOrder {
 			out = append(out, lo)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Hash < out[j].Hash })
+	slices.SortFunc(out, byHash)
 	return out
 }
+
+// byHash orders tracked orders by hash (slices.SortFunc: no reflection, no
+// allocation, unlike sort.Slice).
+func byHash(a, b *liveOrder) int { return strings.Compare(a.Hash, b.Hash) }
 
 func remaining(lo *liveOrder) decimal.Decimal {
 	m := &lo.rem

@@ -36,7 +36,9 @@
 //     order is cancelled and nothing is placed.
 //  4. Cancel first. A market with a cancel that was not confirmed places
 //     nothing this cycle.
-//  5. Sign the new orders and record their intents in the Journal.
+//  5. Sign the new orders (on several goroutines when the OrderSigner is a
+//     ConcurrentSigner; the intents keep the plan's order) and record their
+//     intents in the Journal, all in one call.
 //  6. Place them, Config.MaxBatch orders a call, then write everything the
 //     cycle learned (sends, state changes, fills) in one Journal.Apply.
 //  7. Publish the Status and hand a CycleReport to the Observer.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/rs/zerolog"
 
@@ -156,7 +156,8 @@ func (l *Loop) finish(rep *CycleReport) {
 		l.obs.OnCycle(rep)
 		return
 	}
-	st := Status{Time: now, LiveOrders: len(l.orders), LastError: l.lastErr, LastErrorAt: l.lastErrAt, PendingTrades: l.pendingTrades()}
+	st := Status{Time: now, LiveOrders: len(l.orders), LastError: l.lastErr, LastErrorAt: l.lastErrAt, PendingTrades: l.pendingTrades(),
+		Markets: make([]MarketStatus, 0, len(l.markets))}
 	byMarket := make([][]*liveOrder, len(l.markets))
 	for _, lo := range l.orders {
 		if lo.market >= 0 {
@@ -166,7 +167,7 @@ func (l *Loop) finish(rep *CycleReport) {
 	mark := l.markFunc()
 	l.marks.pnl(l, mark) // the marks as they are now, kept per token
 	for i, mr := range l.markets {
-		sort.Slice(byMarket[i], func(a, b int) bool { return byMarket[i][a].Hash < byMarket[i][b].Hash })
+		slices.SortFunc(byMarket[i], byHash)
 		yes, no := mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No]
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
 			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),

@@ -75,8 +75,14 @@ func (c *markCache) pnl(l *Loop, mark func(string) (decimal.Decimal, bool)) (mar
 // token returns accounting.markedToken for tok at l's position and mark;
 // call pnl first in the cycle, which brings the kept values up to date.
 func (c *markCache) token(l *Loop, tok string, mark func(string) (decimal.Decimal, bool)) decimal.Decimal {
-	if i, ok := c.index[tok]; ok && c.ok && c.ver == l.acct.ver && c.marks[i].ok {
-		return c.marks[i].val
+	if c.ok && c.ver == l.acct.ver {
+		i, ok := c.index[tok]
+		if !ok {
+			return decimal.Zero // no position, cash nor starting value: nothing to mark
+		}
+		if c.marks[i].ok {
+			return c.marks[i].val
+		}
 	}
 	return l.acct.markedToken(tok, l.pos[tok], mark)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -121,29 +120,18 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 			rest = append(rest, lo)
 		}
 	}
-	byAge := func(s []*liveOrder) {
-		sort.Slice(s, func(i, j int) bool {
-			if !s[i].lastRead.Equal(s[j].lastRead) {
-				return s[i].lastRead.Before(s[j].lastRead)
-			}
-			return s[i].Hash < s[j].Hash
-		})
-	}
-	byAge(first)
-	byAge(rest)
 	todo := first
-	if !all {
+	if all {
+		slices.SortFunc(todo, byAge)
+	} else {
 		rr, ev, capped := l.readBudget(now)
-		switch {
-		case capped && len(todo) > ev:
-			todo = todo[:ev]
-		case !capped:
+		if capped {
+			todo = oldest(todo, ev)
+		} else {
+			slices.SortFunc(todo, byAge)
 			rr = max(rr-len(todo), 0) // OrderReads bounds all reads but the evidence's, as it always has
 		}
-		if len(rest) > rr {
-			rest = rest[:rr]
-		}
-		todo = append(todo, rest...)
+		todo = append(todo, oldest(rest, rr)...)
 	}
 	reads := make([]orderRead, len(todo))
 	l.fanOut(ctx, len(todo), func(ctx context.Context, i int) { fetchOrder(ctx, l.venue, todo[i], &reads[i]) })
@@ -262,6 +250,55 @@ func stateOf(status string, matched, size decimal.Decimal) JournalState {
 		return JPartiallyFilled
 	}
 	return JLive
+}
+
+// byAge orders tracked orders least recently read first, then by hash.
+func byAge(a, b *liveOrder) int {
+	if c := a.lastRead.Compare(b.lastRead); c != 0 {
+		return c
+	}
+	return byHash(a, b)
+}
+
+// oldest returns the k first orders of s by byAge, in that order, reusing
+// s: a selection through a bounded heap, so that the round robin's few
+// reads a cycle do not sort every tracked order.
+func oldest(s []*liveOrder, k int) []*liveOrder {
+	if k >= len(s) {
+		slices.SortFunc(s, byAge)
+		return s
+	}
+	if k <= 0 {
+		return s[:0]
+	}
+	h := s[:k] // a max-heap by byAge: h[0] is the newest kept
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= k {
+				return
+			}
+			if c+1 < k && byAge(h[c+1], h[c]) > 0 {
+				c++
+			}
+			if byAge(h[c], h[i]) <= 0 {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, lo := range s[k:] {
+		if byAge(lo, h[0]) < 0 {
+			h[0] = lo
+			down(0)
+		}
+	}
+	slices.SortFunc(h, byAge)
+	return h
 }
 
 // markSuspects flags live orders that the book says may have traded: a bid

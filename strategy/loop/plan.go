@@ -1,11 +1,14 @@
 package loop
 
 import (
-	"sort"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/risk"
 	"github.com/mmbot/mmbot/strategy"
 )
@@ -63,7 +66,15 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		active = append(active, i)
 	}
 	rem.Cancels -= len(cancels)
-	sort.SliceStable(active, func(a, b int) bool { return l.markets[active[a]].need > l.markets[active[b]].need })
+	slices.SortStableFunc(active, func(a, b int) int { // neediest first
+		switch na, nb := l.markets[a].need, l.markets[b].need; {
+		case na > nb:
+			return -1
+		case nb > na:
+			return 1
+		}
+		return 0
+	})
 
 	var places []placement
 	grown := false // a market before this one added orders: the totals limits must see them
@@ -184,21 +195,63 @@ func subTotals(a, b risk.Totals) risk.Totals {
 }
 
 // sign signs the planned orders; an order that cannot be signed is dropped
-// and reported.
+// and reported. The signatures are made on up to SignWorkers goroutines
+// when the signer is a ConcurrentSigner (signOrders); the intents keep the
+// plan's order either way.
 func (l *Loop) sign(places []placement, rep *CycleReport) []Intent {
+	out := make([]signedOrder, len(places))
+	l.signOrders(places, out)
 	intents := make([]Intent, 0, len(places))
 	for i := range places {
-		p := &places[i]
+		p, so := &places[i], &out[i]
 		mr := l.markets[p.market]
-		item, hash, err := l.signer.SignOrder(&mr.m, &p.order, l.cfg.OrderType)
-		if err != nil {
-			l.log.Error().Str("market", mr.m.ConditionID).Err(err).Msg("cannot sign order")
-			l.noteErr(p.market, "signing an order: "+err.Error())
+		if so.err != nil {
+			l.log.Error().Str("market", mr.m.ConditionID).Err(so.err).Msg("cannot sign order")
+			l.noteErr(p.market, "signing an order: "+so.err.Error())
 			rep.Rejected = append(rep.Rejected, "sign")
 			continue
 		}
-		intents = append(intents, Intent{Hash: hash, ConditionID: mr.m.ConditionID, TokenID: p.order.TokenID, Outcome: p.order.Outcome,
-			Side: p.order.Side, Price: p.order.Price, Size: p.order.Size, OrderType: l.cfg.OrderType, Item: item})
+		intents = append(intents, Intent{Hash: so.hash, ConditionID: mr.m.ConditionID, TokenID: p.order.TokenID, Outcome: p.order.Outcome,
+			Side: p.order.Side, Price: p.order.Price, Size: p.order.Size, OrderType: l.cfg.OrderType, Item: so.item})
 	}
 	return intents
+}
+
+// signedOrder is what signing one planned order gave.
+type signedOrder struct {
+	item exchange.PlacementItem
+	hash string
+	err  error
+}
+
+// signOrders signs places[i] into out[i]: one at a time on the calling
+// goroutine, or, with a ConcurrentSigner, on up to its SignWorkers
+// goroutines (each takes the next unsigned order; it reads its market and
+// order and writes its own slot only).
+func (l *Loop) signOrders(places []placement, out []signedOrder) {
+	one := func(i int) {
+		p := &places[i]
+		so := &out[i]
+		so.item, so.hash, so.err = l.signer.SignOrder(&l.markets[p.market].m, &p.order, l.cfg.OrderType)
+	}
+	workers := 1
+	if cs, ok := l.signer.(ConcurrentSigner); ok {
+		workers = min(cs.SignWorkers(), len(places))
+	}
+	if workers <= 1 {
+		for i := range places {
+			one(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(places); i = int(next.Add(1) - 1) {
+				one(i)
+			}
+		})
+	}
+	wg.Wait()
 }

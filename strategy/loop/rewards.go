@@ -18,8 +18,13 @@ import (
 type rewardRun struct {
 	est    strategy.RewardEstimate
 	earned float64 // collateral, since the start
-	at     time.Time
-	has    bool // est is from a book with a mid
+	// shown is earned as the status shows it (rounded to 6 places), when
+	// shownOK, made from the earned value shownOf.
+	shown   decimal.Decimal
+	shownOf float64
+	shownOK bool
+	at      time.Time
+	has     bool // est is from a book with a mid
 }
 
 // observeRewards scores the orders that rested since the last cycle (the
@@ -61,7 +66,7 @@ type MarketRewards struct {
 // rewardStatus is the market's line for the status.
 func (mr *marketRun) rewardStatus() MarketRewards {
 	r := MarketRewards{Pays: mr.m.Rewards.MaxSpread.IsPositive() && mr.m.Rewards.DailyRate.IsPositive(),
-		Earned: decimal.NewFromFloat(mr.rew.earned).Round(6)}
+		Earned: mr.rew.earnedShown()}
 	if mr.rew.has {
 		r.Share, r.Daily = mr.rew.est.Share, mr.rew.est.DailyRewards
 	}
@@ -69,6 +74,16 @@ func (mr *marketRun) rewardStatus() MarketRewards {
 		r.Decision = mr.st.Rewards
 	}
 	return r
+}
+
+// earnedShown is earned in decimal, rounded to 6 places: made again only
+// when earned changed (a market that pays nothing shows the same zero
+// every cycle).
+func (rr *rewardRun) earnedShown() decimal.Decimal {
+	if !rr.shownOK || rr.shownOf != rr.earned {
+		rr.shown, rr.shownOf, rr.shownOK = decimal.NewFromFloat(rr.earned).Round(6), rr.earned, true
+	}
+	return rr.shown
 }
 
 // RewardTotals sums the markets' reward lines: the estimated income since

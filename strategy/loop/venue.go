@@ -46,6 +46,16 @@ type OrderSigner interface {
 	SignOrder(m *strategy.Market, o *strategy.Order, t exchange.OrderType) (item exchange.PlacementItem, hash string, err error)
 }
 
+// ConcurrentSigner is an optional part of an OrderSigner: one that is safe
+// for concurrent use. The loop then signs a cycle's orders on up to
+// SignWorkers goroutines at once (a secp256k1 signature each: the largest
+// part of a requoting cycle); the intents, their journaling and their sends
+// keep the plan's order. A signer whose results depend on the order of its
+// calls (the backtest's counter salts) must not implement it.
+type ConcurrentSigner interface {
+	SignWorkers() int
+}
+
 // JournalState is an order's state in the journal. The values are package
 // state's.
 type JournalState string
