@@ -146,11 +146,20 @@ func (a *AdverseState) observe(s *Snapshot, f float64, hasF bool, prevX float64,
 // takePrints notes, among the prints newer than the last seen, any that
 // went through our best resting price of the last observation: below our
 // best bid or above our best ask, in YES space.
+//
+// The trades are oldest first (Snapshot.Trades), so the new ones are a
+// suffix: the scan runs from the newest back to the first one seen before,
+// and an unchanged tape costs one comparison. Each new print's effect does
+// not depend on the order the prints are taken in (the newest time is a
+// maximum, a side's time is the snapshot's).
 func (a *AdverseState) takePrints(s *Snapshot) {
 	newest := a.lastPrint
-	for i := range s.Trades {
+	for i := len(s.Trades) - 1; i >= 0; i-- {
 		t := &s.Trades[i]
-		if !t.Time.After(a.lastPrint) || !t.Outcome.Valid() {
+		if !t.Time.After(a.lastPrint) {
+			break // oldest first: the ones before were seen too
+		}
+		if !t.Outcome.Valid() {
 			continue
 		}
 		if t.Time.After(newest) {

@@ -519,7 +519,9 @@ func (l *Loop) refresh(now time.Time) {
 		for _, lo := range open {
 			s.Open = append(s.Open, strategy.OpenOrder{ID: lo.Hash, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
 		}
-		if f, ok := s.FairValue(); ok {
+		f, ok := mr.fairMemo.FairValue(s)
+		mr.snapFair, mr.snapHasFair = f, ok
+		if ok {
 			mr.fair, mr.hasFair = f, true
 		}
 		if !l.cfg.SkipStatus { // the estimate is only shown in the status

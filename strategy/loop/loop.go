@@ -156,19 +156,24 @@ type marketRun struct {
 	// ticks are, per outcome, the tick size its last book reported (the
 	// market's configured tick before the first): a change of either
 	// changes the market's tick (takeTick).
-	ticks     [2]decimal.Decimal
-	fair      float64
-	hasFair   bool
-	snap      strategy.Snapshot
-	open      []*liveOrder
-	inflight  []*liveOrder // intents from before this cycle whose answer never came: possibly live, not the planner's to cancel
-	res       strategy.PassResult
-	need      float64
-	limit     risk.Reason // the limit that held its quotes back in its last pass; 0: none
-	limLogged uint32      // the limits logged as holding it back (bit per risk.Reason) since it was last clear
-	unheld    int         // passes in a row without a limit holding it back
-	rew       rewardRun   // the liquidity-reward estimate
-	totals    [numTotals]totalsMemo
+	ticks   [2]decimal.Decimal
+	fair    float64
+	hasFair bool
+	snap    strategy.Snapshot
+	// snapFair is snap's fair value (snap.FairValue(), from fairMemo),
+	// for the estimators' observation of snap.
+	snapFair    float64
+	snapHasFair bool
+	fairMemo    strategy.FairMemo
+	open        []*liveOrder
+	inflight    []*liveOrder // intents from before this cycle whose answer never came: possibly live, not the planner's to cancel
+	res         strategy.PassResult
+	need        float64
+	limit       risk.Reason // the limit that held its quotes back in its last pass; 0: none
+	limLogged   uint32      // the limits logged as holding it back (bit per risk.Reason) since it was last clear
+	unheld      int         // passes in a row without a limit holding it back
+	rew         rewardRun   // the liquidity-reward estimate
+	totals      [numTotals]totalsMemo
 }
 
 // refusal returns why the market's data is refused, or "".

@@ -55,7 +55,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		if mr.unread {
 			continue // its books were not read this cycle: hold its orders until they are (or go stale)
 		}
-		mr.st.Observe(&mr.snap)
+		mr.st.ObserveFair(&mr.snap, mr.snapFair, mr.snapHasFair) // Observe, with the fair value refresh found
 		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), subTotals(sum, totals[i]))
 		if err != nil {
 			l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("planning failed")
