@@ -321,7 +321,7 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) 
 		// knows the book did not change, as the replay; or the same
 		// levels in the same order): checked and sorted already. The
 		// loop keeps its slices, so the pass's memo sees the same book.
-		tb.Updated = parseBookTime(b.Timestamp, now)
+		tb.Updated = l.stamps.parse(b.Timestamp, now)
 	} else {
 		if l.cfg.CheckBook != nil {
 			if err := l.cfg.CheckBook(b); err != nil {
@@ -332,7 +332,7 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) 
 		}
 		b.Normalize()
 		*terms = [2]decimal.Decimal{b.TickSize, b.MinOrderSize}
-		*tb = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
+		*tb = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: l.stamps.parse(b.Timestamp, now)}
 	}
 	mr.hasBook[ref.outcome] = true
 	l.takeTick(mr, ref.outcome, b.TickSize)
@@ -432,6 +432,26 @@ func (l *Loop) acceptBook(mr *marketRun, o strategy.Outcome) {
 // ISO 8601: exchange.ParseWireTime); an unreadable one counts as now.
 func parseBookTime(s string, now time.Time) time.Time {
 	if t, ok := exchange.ParseWireTime(s); ok && t.Unix() > 0 {
+		return t
+	}
+	return now
+}
+
+// stampMemo is the last book timestamp parsed (parseBookTime) that was
+// readable: the books of one read share theirs.
+type stampMemo struct {
+	ok bool
+	s  string
+	t  time.Time
+}
+
+// parse returns parseBookTime(s, now).
+func (m *stampMemo) parse(s string, now time.Time) time.Time {
+	if m.ok && m.s == s {
+		return m.t
+	}
+	if t, ok := exchange.ParseWireTime(s); ok && t.Unix() > 0 {
+		*m = stampMemo{ok: true, s: s, t: t}
 		return t
 	}
 	return now

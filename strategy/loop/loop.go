@@ -193,6 +193,7 @@ type liveOrder struct {
 	unknown    bool      // sent without an answer, and the exchange did not know it at the last read
 	suspect    bool      // the book, or a trade in the history, suggests it traded: read it first
 	rem        remMemo   // remaining's last answer
+	clear      clearMemo // what markSuspects last cleared it on
 }
 
 // Loop is the strategy loop of DESIGN.md §3. Build it with New, then
@@ -212,6 +213,9 @@ type Loop struct {
 	orders  map[string]*liveOrder // by hash
 	pos     map[string]decimal.Decimal
 	marks   markCache
+	tape    tapeIndex
+	sums    sumMemo   // the plan's sum of the markets' totals
+	stamps  stampMemo // the books' last timestamp
 	acct    accounting
 	tally   Tally
 

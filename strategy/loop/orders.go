@@ -46,20 +46,27 @@ func (l *Loop) takeTape(r *tapeRead) {
 		l.log.Debug().Err(r.err).Msg("reading the tape failed")
 		return
 	}
-	byCond := map[string]int{}
-	for i, mr := range l.markets {
-		if mr.stopped == "" {
-			byCond[mr.m.ConditionID] = i
-		}
-	}
+	byCond, seen := l.tape.index(l.markets)
 	trades := r.trades
 	byTime := func(a, b exchange.Trade) int { return cmp.Compare(a.Timestamp, b.Timestamp) }
 	if !slices.IsSortedFunc(trades, byTime) {
 		trades = slices.Clone(trades) // the venue's slice is not the loop's to write
 		slices.SortStableFunc(trades, byTime)
 	}
+	// Every quoted market has taken its trades up to seen (a second): the
+	// trades stamped then or before are none's to take (oldest first, they
+	// are a prefix).
+	first := 0
+	if seen != nil {
+		first, _ = slices.BinarySearchFunc(trades, *seen, func(t exchange.Trade, at int64) int {
+			if t.Timestamp <= at {
+				return -1
+			}
+			return 1
+		})
+	}
 	newest := map[int]time.Time{}
-	for i := range trades {
+	for i := first; i < len(trades); i++ {
 		t := &trades[i]
 		mi, ok := byCond[t.ConditionID]
 		if !ok {
@@ -91,6 +98,51 @@ func (l *Loop) takeTape(r *tapeRead) {
 			mr.trades = append(mr.trades[:0], mr.trades[n-maxTape:]...)
 		}
 	}
+}
+
+// tapeIndex is the quoted markets' index by condition id, kept while the
+// markets and which of them are quoted stay the same.
+type tapeIndex struct {
+	runs   []*marketRun // l.markets when built
+	quoted []bool       // which of them were quoted (not stopped)
+	by     map[string]int
+}
+
+// index returns the quoted markets' index by condition id, and the second
+// up to which every one of them has taken the tape's trades (nil when one
+// has taken none yet).
+func (x *tapeIndex) index(markets []*marketRun) (map[string]int, *int64) {
+	same := x.by != nil && len(x.runs) == len(markets)
+	for i := 0; same && i < len(markets); i++ {
+		same = x.runs[i] == markets[i] && x.quoted[i] == (markets[i].stopped == "")
+	}
+	if !same {
+		x.runs, x.quoted = append(x.runs[:0], markets...), x.quoted[:0]
+		x.by = make(map[string]int, len(markets))
+		for i, mr := range markets {
+			x.quoted = append(x.quoted, mr.stopped == "")
+			if mr.stopped == "" {
+				x.by[mr.m.ConditionID] = i
+			}
+		}
+	}
+	var seen int64
+	found := false
+	for i, mr := range markets {
+		if !x.quoted[i] {
+			continue
+		}
+		if mr.lastTape.IsZero() {
+			return x.by, nil
+		}
+		if s := mr.lastTape.Unix(); !found || s < seen {
+			seen, found = s, true
+		}
+	}
+	if !found {
+		return x.by, nil
+	}
+	return x.by, &seen
 }
 
 // readOrders reads our orders back from the exchange, within the read
@@ -318,6 +370,11 @@ func (l *Loop) markSuspects() {
 		if lo.Side == exchange.Sell {
 			own, opp = b.Asks, b.Bids
 		}
+		rem := remaining(lo)
+		if m := &lo.clear; m.ok && sameLevels(m.own, own) && sameLevels(m.opp, opp) && m.price == lo.Price && m.rem == rem {
+			continue // cleared before on the very levels, price and size
+		}
+		lo.clear.ok = false
 		if len(opp) > 0 && ((lo.Side == exchange.Buy && opp[0].Price.LessThanOrEqual(lo.Price)) ||
 			(lo.Side == exchange.Sell && opp[0].Price.GreaterThanOrEqual(lo.Price))) {
 			lo.suspect = true
@@ -330,8 +387,25 @@ func (l *Loop) markSuspects() {
 				break
 			}
 		}
-		if level.LessThan(remaining(lo)) {
+		if level.LessThan(rem) {
 			lo.suspect = true
+			continue
 		}
+		lo.clear = clearMemo{ok: true, own: own, opp: opp, price: lo.Price, rem: rem}
 	}
+}
+
+// clearMemo is what an order was last found not suspect on by
+// markSuspects: its book's level slices (the loop never writes the levels
+// of a book it took: a changed book comes in new slices), its price and
+// remaining size (the same decimals hold the same values).
+type clearMemo struct {
+	ok         bool
+	own, opp   []exchange.PriceLevel
+	price, rem decimal.Decimal
+}
+
+// sameLevels reports whether a and b are the same slice (empty ones are).
+func sameLevels(a, b []exchange.PriceLevel) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

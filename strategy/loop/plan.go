@@ -33,17 +33,20 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 	rem := strategy.Budget{Places: vb.Orders, Cancels: vb.Cancels}
 
 	totals := make([]risk.Totals, len(l.markets))
-	var sum risk.Totals
+	sm := &l.sums
+	sm.cur, sm.curIn = sm.cur[:0], sm.curIn[:0]
 	for i, mr := range l.markets {
 		totals[i] = mr.totals[totalsOpen].totals(riskFair(mr), mr.snap.Position, mr.open)
-		sum = addTotals(sum, totals[i])
+		var in risk.Totals
 		if len(mr.inflight) > 0 {
 			// Intents whose answer never came may be live: they count in
 			// the totals (as the others' orders, even for their own market:
 			// the planner cannot cancel what the exchange does not show).
-			sum = addTotals(sum, mr.totals[totalsInflight].totals(riskFair(mr), [2]decimal.Decimal{}, mr.inflight))
+			in = mr.totals[totalsInflight].totals(riskFair(mr), [2]decimal.Decimal{}, mr.inflight)
 		}
+		sm.cur, sm.curIn = append(sm.cur, totals[i], in), append(sm.curIn, len(mr.inflight) > 0)
 	}
+	sum := sm.total()
 
 	var cancels []*liveOrder
 	var active []int
@@ -56,7 +59,7 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 			continue // its books were not read this cycle: hold its orders until they are (or go stale)
 		}
 		mr.st.ObserveFair(&mr.snap, mr.snapFair, mr.snapHasFair) // Observe, with the fair value refresh found
-		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), subTotals(sum, totals[i]))
+		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), sm.others(i))
 		if err != nil {
 			l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("planning failed")
 			l.noteErr(i, "planning: "+err.Error())
@@ -184,6 +187,50 @@ func needOf(r *strategy.PassResult) float64 {
 		n += r.Places[i].Value
 	}
 	return n
+}
+
+// sumMemo is the plan's sum of every market's totals, and each market's
+// others (the sum less its own), kept while the totals it was made of are
+// the very ones (the markets' totals memos hand back the same decimals; a
+// decimal that is the same holds the same value).
+type sumMemo struct {
+	ok     bool
+	in     []risk.Totals // per market its open orders' totals, then its intents' in flight (when inIn)
+	inIn   []bool
+	sum    risk.Totals
+	other  []risk.Totals // others(i), when hasOther[i]
+	hasOth []bool
+
+	cur   []risk.Totals // this plan's, as in and inIn
+	curIn []bool
+}
+
+// total returns the sum of cur's totals (in flight only when curIn), in
+// market order, from the memo when cur holds the very totals it was made of.
+func (m *sumMemo) total() risk.Totals {
+	if m.ok && slices.Equal(m.in, m.cur) && slices.Equal(m.inIn, m.curIn) {
+		return m.sum
+	}
+	var sum risk.Totals
+	for i, in := range m.curIn {
+		sum = addTotals(sum, m.cur[2*i])
+		if in {
+			sum = addTotals(sum, m.cur[2*i+1])
+		}
+	}
+	m.ok, m.sum = true, sum
+	m.in, m.inIn = append(m.in[:0], m.cur...), append(m.inIn[:0], m.curIn...)
+	m.other = append(m.other[:0], make([]risk.Totals, len(m.curIn))...)
+	m.hasOth = append(m.hasOth[:0], make([]bool, len(m.curIn))...)
+	return sum
+}
+
+// others returns the sum less market i's open orders' totals.
+func (m *sumMemo) others(i int) risk.Totals {
+	if !m.hasOth[i] {
+		m.other[i], m.hasOth[i] = subTotals(m.sum, m.in[2*i]), true
+	}
+	return m.other[i]
 }
 
 func addTotals(a, b risk.Totals) risk.Totals {
