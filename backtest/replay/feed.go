@@ -102,7 +102,7 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 	r.sampleRewards(t)
 	switch e.Kind {
 	case recording.KindBook:
-		tok := r.tokens[e.Book.TokenID]
+		tok := r.token(e.Book.TokenID)
 		if tok == nil {
 			return
 		}
@@ -130,7 +130,7 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 			}
 		}
 	case recording.KindTrade:
-		tok := r.tokens[e.Trade.TokenID]
+		tok := r.token(e.Trade.TokenID)
 		if tok == nil {
 			return
 		}
@@ -244,6 +244,25 @@ func (r *Replay) readCutoff() time.Time {
 	return r.cutoff
 }
 
+// token returns r.tokens[id], keeping the last one asked for at hand: a
+// token's events come in runs, and a book's event is taken twice (by the
+// fill model, then shown to the strategy).
+func (r *Replay) token(id string) *replayToken {
+	if c := &r.lastTok; c.ok && c.id == id {
+		return c.tok
+	}
+	tok := r.tokens[id]
+	r.lastTok = tokenCache{ok: true, id: id, tok: tok}
+	return tok
+}
+
+// tokenCache is the last token Replay.token found (nil: not one of ours).
+type tokenCache struct {
+	ok  bool
+	id  string
+	tok *replayToken
+}
+
 // show applies an event to the strategy's view.
 func (r *Replay) show(e recording.Event) {
 	switch e.Kind {
@@ -255,7 +274,7 @@ func (r *Replay) show(e recording.Event) {
 		}
 		r.showBook(b.TokenID, b.FixedLevels(), dec, b.TickSize, b.MinOrderSize, false)
 	case recording.KindTrade:
-		if tok := r.tokens[e.Trade.TokenID]; tok != nil {
+		if tok := r.token(e.Trade.TokenID); tok != nil {
 			tok.mk.push(newTapeTrade(tok, e.Trade))
 			r.tapeVer++
 		}
@@ -285,7 +304,7 @@ func (r *Replay) show(e recording.Event) {
 // copied (or, when take is set, swapped with the token's previous ones),
 // or, for a book without them, dec itself.
 func (r *Replay) showBook(id string, fx *recording.FixedBook, dec *recording.Book, tick, minSize decimal.Decimal, take bool) {
-	tok := r.tokens[id]
+	tok := r.token(id)
 	if tok == nil {
 		return
 	}

@@ -352,7 +352,7 @@ func equalLevels(a, b []exchange.PriceLevel) bool {
 		return true
 	}
 	for i := range a {
-		if !a[i].Price.Equal(b[i].Price) || !a[i].Size.Equal(b[i].Size) {
+		if a[i] != b[i] && (!a[i].Price.Equal(b[i].Price) || !a[i].Size.Equal(b[i].Size)) { // the very decimals are equal
 			return false
 		}
 	}
