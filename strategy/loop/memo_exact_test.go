@@ -1,0 +1,243 @@
+package loop
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/mmbot/mmbot/exchange"
+	"github.com/mmbot/mmbot/risk"
+	"github.com/mmbot/mmbot/strategy"
+)
+
+// randLevels returns 0 to 3 random levels around a price.
+func randLevels(rng *rand.Rand) []exchange.PriceLevel {
+	var out []exchange.PriceLevel
+	for range rng.IntN(4) {
+		out = append(out, exchange.PriceLevel{Price: decimal.New(int64(40+rng.IntN(20)), -2), Size: decimal.New(int64(rng.IntN(40)), 0)})
+	}
+	return out
+}
+
+// TestSuspectMemoIsExact holds markSuspects with its memo of the orders
+// cleared before to markSuspects without it, on random books that keep
+// their slices, get equal levels in new ones, or move, and orders whose
+// prices, sizes and matched sizes change (in new decimals or the same);
+// the reads that clear suspicion are played on both.
+func TestSuspectMemoIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	hits := 0
+	for range 100 {
+		mk := func() *Loop {
+			return &Loop{orders: map[string]*liveOrder{}, markets: []*marketRun{{hasBook: [2]bool{true, true}}, {hasBook: [2]bool{true, false}}}}
+		}
+		memo, plain := mk(), mk()
+		for i := range 8 {
+			side := exchange.Buy
+			if rng.IntN(2) == 0 {
+				side = exchange.Sell
+			}
+			in := Intent{Hash: fmt.Sprintf("h%d", i), Outcome: strategy.Outcome(rng.IntN(2)), Side: side,
+				Price: decimal.New(int64(40+rng.IntN(20)), -2), Size: decimal.New(int64(1+rng.IntN(30)), 0)}
+			market := rng.IntN(2)
+			for _, l := range []*Loop{memo, plain} {
+				l.orders[in.Hash] = &liveOrder{JournaledOrder: JournaledOrder{Intent: in, State: JLive}, market: market}
+			}
+		}
+		for range 50 {
+			for m := range 2 {
+				for o := range 2 {
+					b := &memo.markets[m].books[o]
+					switch rng.IntN(4) {
+					case 0:
+						b.Bids, b.Asks = randLevels(rng), randLevels(rng)
+					case 1:
+						b.Bids = slices.Clone(b.Bids)
+					}
+					plain.markets[m].books[o] = *b
+				}
+			}
+			for h, lo := range memo.orders {
+				po := plain.orders[h]
+				switch rng.IntN(6) {
+				case 0:
+					lo.Price = decimal.New(int64(40+rng.IntN(20)), -2)
+				case 1:
+					lo.SizeMatched = lo.SizeMatched.Add(decimal.NewFromInt(int64(rng.IntN(2))))
+				case 2:
+					lo.Price = lo.Price.Add(decimal.Zero) // the same value, a new decimal
+				}
+				po.Price, po.SizeMatched = lo.Price, lo.SizeMatched
+				if rng.IntN(2) == 0 { // read: cleared
+					lo.suspect, po.suspect = false, false
+				}
+				po.clear = clearMemo{}
+				if lo.clear.ok && !lo.suspect {
+					hits++
+				}
+			}
+			memo.markSuspects()
+			plain.markSuspects()
+			for h, lo := range memo.orders {
+				if lo.suspect != plain.orders[h].suspect {
+					t.Fatalf("order %s: suspect %v with the memo, %v without", h, lo.suspect, plain.orders[h].suspect)
+				}
+			}
+		}
+	}
+	if hits == 0 {
+		t.Fatal("the memo never answered")
+	}
+}
+
+// plainTakeTape is takeTape as it was: every trade looked up, none skipped.
+func plainTakeTape(l *Loop, trades []exchange.Trade) {
+	byCond := map[string]int{}
+	for i, mr := range l.markets {
+		if mr.stopped == "" {
+			byCond[mr.m.ConditionID] = i
+		}
+	}
+	byTime := func(a, b exchange.Trade) int { return cmp.Compare(a.Timestamp, b.Timestamp) }
+	if !slices.IsSortedFunc(trades, byTime) {
+		trades = slices.Clone(trades)
+		slices.SortStableFunc(trades, byTime)
+	}
+	newest := map[int]time.Time{}
+	for i := range trades {
+		t := &trades[i]
+		mi, ok := byCond[t.ConditionID]
+		if !ok {
+			continue
+		}
+		mr := l.markets[mi]
+		ts := time.Unix(t.Timestamp, 0)
+		if !ts.After(mr.lastTape) {
+			continue
+		}
+		o := strategy.Outcome(t.OutcomeIndex)
+		if idx := strings.LastIndexByte(t.Asset, ':'); idx >= 0 {
+			if n, err := strconv.Atoi(t.Asset[idx+1:]); err == nil {
+				o = strategy.Outcome(n)
+			}
+		}
+		if !o.Valid() {
+			continue
+		}
+		mr.trades = append(mr.trades, strategy.TradePrint{Outcome: o, Side: t.Side, Price: t.Price.Decimal, Size: t.Size.Decimal, Time: ts})
+		if ts.After(newest[mi]) {
+			newest[mi] = ts
+		}
+	}
+	for mi, ts := range newest {
+		mr := l.markets[mi]
+		mr.lastTape = ts
+		if n := len(mr.trades); n > maxTape {
+			mr.trades = append(mr.trades[:0], mr.trades[n-maxTape:]...)
+		}
+	}
+}
+
+// TestTapeSkipIsExact holds takeTape, which skips the trades every quoted
+// market has taken, to the plain scan, on a sliding window of the tape of
+// a few markets (some never trading for a while, some stopped and
+// restarted, ties in time, an unknown market, now and then out of order).
+func TestTapeSkipIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for range 100 {
+		n := 1 + rng.IntN(4)
+		mk := func() *Loop {
+			l := &Loop{}
+			for i := range n {
+				l.markets = append(l.markets, &marketRun{m: strategy.Market{ConditionID: fmt.Sprintf("c%d", i)}})
+			}
+			return l
+		}
+		skip, plain := mk(), mk()
+		var tape []exchange.Trade
+		at := int64(1_700_000_000)
+		for range 200 {
+			for range rng.IntN(5) {
+				at += int64(rng.IntN(3))
+				c := fmt.Sprintf("c%d", rng.IntN(n+1)) // c<n> is no market of ours
+				tape = append(tape, exchange.Trade{ConditionID: c, Timestamp: at, OutcomeIndex: rng.IntN(2),
+					Price: exchange.NewNumber(decimal.New(int64(1+rng.IntN(98)), -2)), Size: exchange.NewNumber(decimal.NewFromInt(1))})
+			}
+			if len(tape) > 20 {
+				tape = tape[len(tape)-20:]
+			}
+			read := slices.Clone(tape)
+			if rng.IntN(20) == 0 && len(read) > 1 {
+				read[0], read[len(read)-1] = read[len(read)-1], read[0]
+			}
+			if rng.IntN(10) == 0 {
+				i := rng.IntN(n)
+				stop := ""
+				if skip.markets[i].stopped == "" {
+					stop = "stopped"
+				}
+				skip.markets[i].stopped, plain.markets[i].stopped = stop, stop
+			}
+			skip.takeTape(&tapeRead{done: true, trades: read})
+			plainTakeTape(plain, slices.Clone(read))
+			for i := range skip.markets {
+				a, b := skip.markets[i], plain.markets[i]
+				if !a.lastTape.Equal(b.lastTape) || !slices.Equal(a.trades, b.trades) {
+					t.Fatalf("market %d: skipping %v %v, plain %v %v", i, a.lastTape, a.trades, b.lastTape, b.trades)
+				}
+			}
+		}
+	}
+}
+
+// TestSumMemoIsExact holds the plan's sum of totals, and each market's
+// others, to the plain sums, on totals that stay (the very decimals), come
+// back equal in new decimals, or change, with intents in flight now and
+// then.
+func TestSumMemoIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	var m sumMemo
+	n := 5
+	tot := make([]risk.Totals, 2*n)
+	in := make([]bool, n)
+	for range 2000 {
+		for i := range tot {
+			switch rng.IntN(5) {
+			case 0:
+				tot[i] = risk.Totals{Shares: decimal.New(int64(rng.IntN(500)), -1), AtRisk: decimal.New(int64(rng.IntN(9000)), -2), Open: rng.IntN(6)}
+			case 1:
+				tot[i].Shares = tot[i].Shares.Add(decimal.Zero)
+			}
+		}
+		for i := range in {
+			if rng.IntN(8) == 0 {
+				in[i] = !in[i]
+			}
+		}
+		m.cur, m.curIn = append(m.cur[:0], tot...), append(m.curIn[:0], in...)
+		got := m.total()
+		var want risk.Totals
+		for i := range n {
+			want = addTotals(want, tot[2*i])
+			if in[i] {
+				want = addTotals(want, tot[2*i+1])
+			}
+		}
+		if !got.Shares.Equal(want.Shares) || !got.AtRisk.Equal(want.AtRisk) || got.Open != want.Open {
+			t.Fatalf("sum %v, plain %v", got, want)
+		}
+		for i := range n {
+			o, w := m.others(i), subTotals(want, tot[2*i])
+			if !o.Shares.Equal(w.Shares) || !o.AtRisk.Equal(w.AtRisk) || o.Open != w.Open {
+				t.Fatalf("others %d: %v, plain %v", i, o, w)
+			}
+		}
+	}
+}
