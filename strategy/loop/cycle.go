@@ -151,17 +151,18 @@ func isolatable(err error) bool {
 // not planned unless their books went stale); the cycle fails only when
 // every batch failed.
 func (l *Loop) readInputs(ctx context.Context, now time.Time, batch *Batch, rep *CycleReport) error {
-	var tokens []string
+	tokens := l.bufs.tokens[:0]
 	for _, mr := range l.markets {
 		mr.unread = false
 		if mr.stopped == "" {
 			tokens = append(tokens, mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No])
 		}
 	}
-	var chunks [][]string
+	chunks := l.bufs.chunks[:0]
 	for i := 0; i < len(tokens); i += l.cfg.BooksBatch {
 		chunks = append(chunks, tokens[i:min(i+l.cfg.BooksBatch, len(tokens))])
 	}
+	l.bufs.tokens, l.bufs.chunks = tokens, chunks // the venue does not keep them (the next cycle writes them)
 	tp, wantTape := l.tapeParams()
 	reads := make([]bookRead, len(chunks))
 	var tape tapeRead
@@ -554,8 +555,12 @@ func (l *Loop) refresh(now time.Time) {
 // live), and apart its intents in flight (journaled before this cycle, their
 // answer never came: a restart's), each sorted by hash, in one pass over the
 // tracked orders. The planner sees the open ones; risk counts both.
+//
+// The lists are the loop's, reused by the next cycle's call: a market's
+// open and inflight hold them for this cycle only.
 func (l *Loop) openByMarket() (open, inflight [][]*liveOrder) {
-	open, inflight = make([][]*liveOrder, len(l.markets)), make([][]*liveOrder, len(l.markets))
+	open, inflight = reuseLists(l.bufs.open, len(l.markets)), reuseLists(l.bufs.inflight, len(l.markets))
+	l.bufs.open, l.bufs.inflight = open, inflight
 	for _, lo := range l.orders {
 		switch {
 		case lo.market < 0 || lo.State.Final():
@@ -572,6 +577,19 @@ func (l *Loop) openByMarket() (open, inflight [][]*liveOrder) {
 		slices.SortFunc(o, byHash)
 	}
 	return open, inflight
+}
+
+// reuseLists returns n empty lists, reusing lists' own.
+func reuseLists(lists [][]*liveOrder, n int) [][]*liveOrder {
+	if cap(lists) < n {
+		lists = append(lists[:cap(lists)], make([][]*liveOrder, n-cap(lists))...)
+	}
+	lists = lists[:n]
+	for i := range lists {
+		clear(lists[i][:cap(lists[i])]) // no pointer kept past its cycle
+		lists[i] = lists[i][:0]
+	}
+	return lists
 }
 
 func (l *Loop) allLive() []*liveOrder {

@@ -216,6 +216,7 @@ type Loop struct {
 	tape    tapeIndex
 	sums    sumMemo   // the plan's sum of the markets' totals
 	stamps  stampMemo // the books' last timestamp
+	bufs    cycleBufs // lists a cycle builds, reused by the next
 	acct    accounting
 	tally   Tally
 
@@ -243,6 +244,16 @@ type Loop struct {
 	auth       *authWatch    // sees the venue's authenticated calls (auth.go)
 	backoff    cancelBackoff // orders whose cancels keep failing (backoff.go)
 	cancelErrs errTally      // cancel failures, one line each (backoff.go)
+}
+
+// cycleBufs are lists the cycle builds every time, kept for the next
+// cycle to build into: nothing holds them past their cycle.
+type cycleBufs struct {
+	tokens         []string
+	chunks         [][]string
+	conds          []string
+	open, inflight [][]*liveOrder
+	first, rest    []*liveOrder // readOrders'
 }
 
 type tokenRef struct {

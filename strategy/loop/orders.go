@@ -23,12 +23,13 @@ func (l *Loop) tapeParams() (exchange.TradesParams, bool) {
 	if l.cfg.TapeLimit <= 0 {
 		return exchange.TradesParams{}, false
 	}
-	var conds []string
+	conds := l.bufs.conds[:0]
 	for _, mr := range l.markets {
 		if mr.stopped == "" {
 			conds = append(conds, mr.m.ConditionID)
 		}
 	}
+	l.bufs.conds = conds // the venue does not keep them (the next cycle writes them)
 	if len(conds) == 0 {
 		return exchange.TradesParams{}, false
 	}
@@ -157,7 +158,8 @@ func (x *tapeIndex) index(markets []*marketRun) (map[string]int, *int64) {
 // (reconciliation and shutdown).
 func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep *CycleReport, all bool) {
 	l.markSuspects()
-	var first, rest []*liveOrder
+	first, rest := l.bufs.first[:0], l.bufs.rest[:0]
+	defer func() { l.bufs.first, l.bufs.rest = clearList(first), clearList(rest) }()
 	for _, lo := range l.orders {
 		switch {
 		case all || lo.suspect:
@@ -192,6 +194,12 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 			l.takeOrder(lo, reads[i].eo, reads[i].err, now, batch, rep)
 		}
 	}
+}
+
+// clearList empties s for reuse, keeping no pointer.
+func clearList(s []*liveOrder) []*liveOrder {
+	clear(s)
+	return s[:0]
 }
 
 // orderRead is what one order read brought back.
