@@ -210,8 +210,9 @@ func TestSumMemoIsExact(t *testing.T) {
 	for range 2000 {
 		for i := range tot {
 			switch rng.IntN(5) {
-			case 0:
-				tot[i] = risk.Totals{Shares: decimal.New(int64(rng.IntN(500)), -1), AtRisk: decimal.New(int64(rng.IntN(9000)), -2), Open: rng.IntN(6)}
+			case 0: // exponents as Fixed.Decimal gives them, and now and then one finer than a base unit
+				exp := func() int32 { return []int32{0, -1, -2, -6, 2, -8}[rng.IntN(6)] }
+				tot[i] = risk.Totals{Shares: decimal.New(int64(rng.IntN(500)-100), exp()), AtRisk: decimal.New(int64(rng.IntN(9000)), exp()), Open: rng.IntN(6)}
 			case 1:
 				tot[i].Shares = tot[i].Shares.Add(decimal.Zero)
 			}
@@ -230,14 +231,21 @@ func TestSumMemoIsExact(t *testing.T) {
 				want = addTotals(want, tot[2*i+1])
 			}
 		}
-		if !got.Shares.Equal(want.Shares) || !got.AtRisk.Equal(want.AtRisk) || got.Open != want.Open {
+		if !sameTotals(got, want) {
 			t.Fatalf("sum %v, plain %v", got, want)
 		}
 		for i := range n {
 			o, w := m.others(i), subTotals(want, tot[2*i])
-			if !o.Shares.Equal(w.Shares) || !o.AtRisk.Equal(w.AtRisk) || o.Open != w.Open {
+			if !sameTotals(o, w) {
 				t.Fatalf("others %d: %v, plain %v", i, o, w)
 			}
 		}
 	}
+}
+
+// sameTotals reports whether a and b hold the same decimals: equal, and
+// to the exponent (so that they print the same).
+func sameTotals(a, b risk.Totals) bool {
+	return a.Shares.Equal(b.Shares) && a.Shares.Exponent() == b.Shares.Exponent() && a.AtRisk.Equal(b.AtRisk) &&
+		a.AtRisk.Exponent() == b.AtRisk.Exponent() && a.Open == b.Open && a.Shares.String() == b.Shares.String()
 }
