@@ -112,7 +112,6 @@ type Replay struct {
 	markets []*replayMarket
 	byCond  map[string]*replayMarket
 	tokens  map[string]*replayToken
-	lastTok tokenCache     // the last token looked up by token()
 	list    []*replayToken // by token id
 	scratch recording.FixedBook
 	nextDue time.Time // earliest pending Matcher transition; zero: none
