@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -604,8 +605,39 @@ func (l *Loop) allLive() []*liveOrder {
 }
 
 // byHash orders tracked orders by hash (slices.SortFunc: no reflection, no
-// allocation, unlike sort.Slice).
-func byHash(a, b *liveOrder) int { return strings.Compare(a.Hash, b.Hash) }
+// allocation, unlike sort.Slice): by the hashes' first eight bytes as one
+// number first (hashKey), which orders them as their bytes do, then, when
+// those are the same, by the whole hashes.
+func byHash(a, b *liveOrder) int {
+	if ka, kb := a.hashKey(), b.hashKey(); ka != kb {
+		return cmp.Compare(ka, kb)
+	}
+	return strings.Compare(a.Hash, b.Hash)
+}
+
+// hashKey returns the first eight bytes of lo's hash as a big-endian number
+// (zeros past its end): two hashes whose keys differ compare as their
+// keys do.
+func (lo *liveOrder) hashKey() uint64 {
+	if !lo.hk.ok || lo.hk.of != lo.Hash {
+		var k uint64
+		for i := range 8 {
+			k <<= 8
+			if i < len(lo.Hash) {
+				k |= uint64(lo.Hash[i])
+			}
+		}
+		lo.hk = hashKeyMemo{ok: true, of: lo.Hash, k: k}
+	}
+	return lo.hk.k
+}
+
+// hashKeyMemo is an order's hashKey, with the hash it was made of.
+type hashKeyMemo struct {
+	ok bool
+	of string
+	k  uint64
+}
 
 func remaining(lo *liveOrder) decimal.Decimal {
 	m := &lo.rem

@@ -194,6 +194,7 @@ type liveOrder struct {
 	suspect    bool      // the book, or a trade in the history, suggests it traded: read it first
 	rem        remMemo   // remaining's last answer
 	clear      clearMemo // what markSuspects last cleared it on
+	hk         hashKeyMemo
 }
 
 // Loop is the strategy loop of DESIGN.md §3. Build it with New, then

@@ -249,3 +249,23 @@ func sameTotals(a, b risk.Totals) bool {
 	return a.Shares.Equal(b.Shares) && a.Shares.Exponent() == b.Shares.Exponent() && a.AtRisk.Equal(b.AtRisk) &&
 		a.AtRisk.Exponent() == b.AtRisk.Exponent() && a.Open == b.Open && a.Shares.String() == b.Shares.String()
 }
+
+// TestByHashIsStringOrder holds byHash, which compares the hashes' first
+// eight bytes as a number first, to the strings' order, on hashes with
+// long common prefixes, short ones, and zero bytes.
+func TestByHashIsStringOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	gen := func() string {
+		b := []byte("0x00ab")[:rng.IntN(7)]
+		for range rng.IntN(12) {
+			b = append(b, "0a\x00\xff"[rng.IntN(4)])
+		}
+		return string(b)
+	}
+	for range 20000 {
+		a, b := &liveOrder{JournaledOrder: JournaledOrder{Intent: Intent{Hash: gen()}}}, &liveOrder{JournaledOrder: JournaledOrder{Intent: Intent{Hash: gen()}}}
+		if got, want := byHash(a, b), strings.Compare(a.Hash, b.Hash); got != want {
+			t.Fatalf("byHash(%q, %q) = %d, strings.Compare %d", a.Hash, b.Hash, got, want)
+		}
+	}
+}
