@@ -200,12 +200,16 @@ func (a *AdverseState) restingFrom(s *Snapshot) {
 // jumps older than an hour, and the oldest beyond adverseJumpKeep, go.
 func (a *AdverseState) addJump(at time.Time, z, move float64) {
 	cut := at.Add(-adverseJumpAge) // older than an hour: before cut
-	j := a.jumps[:0]
-	for _, e := range a.jumps {
-		if (e.z <= z && e.move <= move) || e.at.Before(cut) {
-			continue
+	gone := func(e *adverseJump) bool { return (e.z <= z && e.move <= move) || e.at.Before(cut) }
+	k := 0 // the jumps before the first that goes stay where they are
+	for k < len(a.jumps) && !gone(&a.jumps[k]) {
+		k++
+	}
+	j := a.jumps[:k]
+	for i := k; i < len(a.jumps); i++ {
+		if e := &a.jumps[i]; !gone(e) {
+			j = append(j, *e)
 		}
-		j = append(j, e)
 	}
 	if n := len(j) - (adverseJumpKeep - 1); n > 0 {
 		j = j[:copy(j, j[n:])]

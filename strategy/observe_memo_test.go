@@ -171,3 +171,44 @@ func TestSuffixScansAreExact(t *testing.T) {
 		}
 	}
 }
+
+// forwardAddJump is AdverseState.addJump as it was, rewriting every kept
+// jump in place.
+func forwardAddJump(a *AdverseState, at time.Time, z, move float64) {
+	cut := at.Add(-adverseJumpAge)
+	j := a.jumps[:0]
+	for _, e := range a.jumps {
+		if (e.z <= z && e.move <= move) || e.at.Before(cut) {
+			continue
+		}
+		j = append(j, e)
+	}
+	if n := len(j) - (adverseJumpKeep - 1); n > 0 {
+		j = j[:copy(j, j[n:])]
+	}
+	a.jumps = append(j, adverseJump{at: at, z: z, move: move})
+}
+
+// TestAddJumpIsExact holds addJump, which leaves the jumps before the
+// first that goes where they are, to the rewriting filter, on moves that
+// are often none (an unchanged fair value), sometimes large, over more
+// than the hour the jumps are kept.
+func TestAddJumpIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for range 50 {
+		var a, b AdverseState
+		at := t0
+		for range 3000 {
+			at = at.Add(time.Duration(1+rng.IntN(5000)) * time.Millisecond)
+			z, move := 0.0, 0.0
+			if rng.IntN(4) == 0 {
+				z, move = rng.ExpFloat64(), rng.Float64()/20
+			}
+			a.addJump(at, z, move)
+			forwardAddJump(&b, at, z, move)
+			if !slices.Equal(a.jumps, b.jumps) {
+				t.Fatalf("jumps %v, the filter's %v", a.jumps, b.jumps)
+			}
+		}
+	}
+}

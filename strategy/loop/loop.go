@@ -174,6 +174,8 @@ type marketRun struct {
 	unheld      int         // passes in a row without a limit holding it back
 	rew         rewardRun   // the liquidity-reward estimate
 	totals      [numTotals]totalsMemo
+	// statusOrders is its orders in the last status (finish).
+	statusOrders statusOrders
 }
 
 // refusal returns why the market's data is refused, or "".
@@ -254,7 +256,8 @@ type cycleBufs struct {
 	chunks         [][]string
 	conds          []string
 	open, inflight [][]*liveOrder
-	first, rest    []*liveOrder // readOrders'
+	first, rest    []*liveOrder   // readOrders'
+	status         [][]*liveOrder // finish's orders by market
 }
 
 type tokenRef struct {

@@ -269,3 +269,40 @@ func TestByHashIsStringOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusOrdersSame checks that a market's orders in the last status
+// are reused only when every field a status shows is the same: any change
+// of an order (its state, matched size, exchange id, price, one order more
+// or less, another order) makes the status list them anew.
+func TestStatusOrdersSame(t *testing.T) {
+	mk := func(h string) *liveOrder {
+		return &liveOrder{JournaledOrder: JournaledOrder{Intent: Intent{Hash: h, TokenID: "t", Side: exchange.Buy,
+			Price: decimal.RequireFromString("0.4"), Size: decimal.NewFromInt(10)}, State: JLive}}
+	}
+	los := []*liveOrder{mk("a"), mk("b")}
+	var so statusOrders
+	if so.same(los) {
+		t.Fatal("an empty memo answered")
+	}
+	so = statusOrders{ok: true, orders: []OrderStatus{orderStatus(los[0]), orderStatus(los[1])}}
+	if !so.same(los) {
+		t.Fatal("the same orders were not the same")
+	}
+	for i, change := range []func(lo *liveOrder){
+		func(lo *liveOrder) { lo.State = JPartiallyFilled },
+		func(lo *liveOrder) { lo.SizeMatched = decimal.NewFromInt(1) },
+		func(lo *liveOrder) { lo.ExchangeID = "x" },
+		func(lo *liveOrder) { lo.Price = decimal.RequireFromString("0.41") },
+		func(lo *liveOrder) { lo.Price = lo.Price.Add(decimal.Zero) }, // equal, another decimal: listed anew (the same output)
+		func(lo *liveOrder) { lo.CreatedAt = lo.CreatedAt.Add(time.Second) },
+	} {
+		lo := mk("b")
+		change(lo)
+		if so.same([]*liveOrder{los[0], lo}) {
+			t.Fatalf("change %d: reused", i)
+		}
+	}
+	if so.same(los[:1]) || so.same(append(los, mk("c"))) || so.same([]*liveOrder{los[0], mk("c")}) {
+		t.Fatal("other orders reused")
+	}
+}
