@@ -191,11 +191,11 @@ type liveOrder struct {
 	JournaledOrder
 	market     int
 	lastRead   time.Time
-	lastCancel time.Time // when a cancel of it was last sent (zero: never)
-	unknown    bool      // sent without an answer, and the exchange did not know it at the last read
-	suspect    bool      // the book, or a trade in the history, suggests it traded: read it first
-	rem        remMemo   // remaining's last answer
-	clear      clearMemo // what markSuspects last cleared it on
+	lastCancel time.Time   // when a cancel of it was last sent (zero: never)
+	unknown    bool        // sent without an answer, and the exchange did not know it at the last read
+	suspect    bool        // the book, or a trade in the history, suggests it traded: read it first
+	rem        remMemo     // remaining's last answer
+	clear      suspectMemo // markSuspects' last judgement, and what it judged on
 	hk         hashKeyMemo
 }
 

@@ -26,8 +26,8 @@ func randLevels(rng *rand.Rand) []exchange.PriceLevel {
 	return out
 }
 
-// TestSuspectMemoIsExact holds markSuspects with its memo of the orders
-// cleared before to markSuspects without it, on random books that keep
+// TestSuspectMemoIsExact holds markSuspects with its memo of the last
+// judgements to markSuspects without it, on random books that keep
 // their slices, get equal levels in new ones, or move, and orders whose
 // prices, sizes and matched sizes change (in new decimals or the same);
 // the reads that clear suspicion are played on both.
@@ -78,7 +78,7 @@ func TestSuspectMemoIsExact(t *testing.T) {
 				if rng.IntN(2) == 0 { // read: cleared
 					lo.suspect, po.suspect = false, false
 				}
-				po.clear = clearMemo{}
+				po.clear = suspectMemo{}
 				if lo.clear.ok && !lo.suspect {
 					hits++
 				}
@@ -304,5 +304,33 @@ func TestStatusOrdersSame(t *testing.T) {
 	}
 	if so.same(los[:1]) || so.same(append(los, mk("c"))) || so.same([]*liveOrder{los[0], mk("c")}) {
 		t.Fatal("other orders reused")
+	}
+}
+
+// TestSortByAgeIsByAge holds sortByAge to slices.SortFunc with byAge, on
+// orders read at a few times (ties broken by hash), with and without a
+// monotonic clock reading.
+func TestSortByAgeIsByAge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	base := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	mono := time.Now()
+	for trial := range 500 {
+		var s []*liveOrder
+		for i := range rng.IntN(60) {
+			at := base.Add(time.Duration(rng.IntN(4)) * time.Second).Add(time.Duration(rng.IntN(3)))
+			if trial%5 == 0 {
+				at = mono.Add(time.Duration(rng.IntN(4)) * time.Second)
+			}
+			if rng.IntN(10) == 0 {
+				at = time.Time{}
+			}
+			s = append(s, &liveOrder{JournaledOrder: JournaledOrder{Intent: Intent{Hash: fmt.Sprintf("0x%x%d", rng.IntN(5), i)}}, lastRead: at})
+		}
+		want := slices.Clone(s)
+		slices.SortFunc(want, byAge)
+		sortByAge(s)
+		if !slices.Equal(s, want) {
+			t.Fatalf("trial %d: sortByAge differs from byAge", trial)
+		}
 	}
 }

@@ -176,13 +176,13 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 	}
 	todo := first
 	if all {
-		slices.SortFunc(todo, byAge)
+		sortByAge(todo)
 	} else {
 		rr, ev, capped := l.readBudget(now)
 		if capped {
 			todo = oldest(todo, ev)
 		} else {
-			slices.SortFunc(todo, byAge)
+			sortByAge(todo)
 			rr = max(rr-len(todo), 0) // OrderReads bounds all reads but the evidence's, as it always has
 		}
 		todo = append(todo, oldest(rest, rr)...)
@@ -325,7 +325,7 @@ func byAge(a, b *liveOrder) int {
 // reads a cycle do not sort every tracked order.
 func oldest(s []*liveOrder, k int) []*liveOrder {
 	if k >= len(s) {
-		slices.SortFunc(s, byAge)
+		sortByAge(s)
 		return s
 	}
 	if k <= 0 {
@@ -357,8 +357,47 @@ func oldest(s []*liveOrder, k int) []*liveOrder {
 			down(0)
 		}
 	}
-	slices.SortFunc(h, byAge)
+	sortByAge(h)
 	return h
+}
+
+// ageKey is an order's place in byAge's order, for sortByAge.
+type ageKey struct {
+	sec  int64
+	nsec int
+	hk   uint64
+	lo   *liveOrder
+}
+
+// sortByAge sorts s by byAge. When no time read has a monotonic clock
+// reading (the times of a backtest's clock; time.Time.Compare then
+// compares the times by their seconds and nanoseconds) it sorts the
+// orders' keys side by side, not through the orders.
+func sortByAge(s []*liveOrder) {
+	keys := make([]ageKey, len(s))
+	for i, lo := range s {
+		t := lo.lastRead
+		if t != t.Round(0) { // a monotonic clock reading: Compare reads it
+			slices.SortFunc(s, byAge)
+			return
+		}
+		keys[i] = ageKey{sec: t.Unix(), nsec: t.Nanosecond(), hk: lo.hashKey(), lo: lo}
+	}
+	slices.SortFunc(keys, func(a, b ageKey) int {
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+			return c
+		}
+		if a.hk != b.hk {
+			return cmp.Compare(a.hk, b.hk)
+		}
+		return strings.Compare(a.lo.Hash, b.lo.Hash)
+	})
+	for i := range keys {
+		s[i] = keys[i].lo
+	}
 }
 
 // markSuspects flags live orders that the book says may have traded: a bid
@@ -380,37 +419,41 @@ func (l *Loop) markSuspects() {
 		}
 		rem := remaining(lo)
 		if m := &lo.clear; m.ok && sameLevels(m.own, own) && sameLevels(m.opp, opp) && m.price == lo.Price && m.rem == rem {
-			continue // cleared before on the very levels, price and size
-		}
-		lo.clear.ok = false
-		if len(opp) > 0 && ((lo.Side == exchange.Buy && opp[0].Price.LessThanOrEqual(lo.Price)) ||
-			(lo.Side == exchange.Sell && opp[0].Price.GreaterThanOrEqual(lo.Price))) {
-			lo.suspect = true
+			lo.suspect = m.suspect // judged before on the very levels, price and size
 			continue
 		}
-		level := decimal.Zero
-		for _, pl := range own {
-			if pl.Price.Equal(lo.Price) {
-				level = pl.Size
-				break
-			}
-		}
-		if level.LessThan(rem) {
-			lo.suspect = true
-			continue
-		}
-		lo.clear = clearMemo{ok: true, own: own, opp: opp, price: lo.Price, rem: rem}
+		lo.suspect = suspectOn(lo.Side, lo.Price, rem, own, opp)
+		lo.clear = suspectMemo{ok: true, own: own, opp: opp, price: lo.Price, rem: rem, suspect: lo.suspect}
 	}
 }
 
-// clearMemo is what an order was last found not suspect on by
-// markSuspects: its book's level slices (the loop never writes the levels
-// of a book it took: a changed book comes in new slices), its price and
+// suspectOn reports whether an order of side sd at price with rem left may
+// have traded, by its book's side own and the opposite side opp: the best
+// opposite price crosses it, or the level at its price holds less than rem.
+func suspectOn(sd exchange.Side, price, rem decimal.Decimal, own, opp []exchange.PriceLevel) bool {
+	if len(opp) > 0 && ((sd == exchange.Buy && opp[0].Price.LessThanOrEqual(price)) ||
+		(sd == exchange.Sell && opp[0].Price.GreaterThanOrEqual(price))) {
+		return true
+	}
+	level := decimal.Zero
+	for _, pl := range own {
+		if pl.Price.Equal(price) {
+			level = pl.Size
+			break
+		}
+	}
+	return level.LessThan(rem)
+}
+
+// suspectMemo is markSuspects' last judgement of an order, and what it
+// judged on: its book's level slices (the loop never writes the levels of
+// a book it took: a changed book comes in new slices), its price and
 // remaining size (the same decimals hold the same values).
-type clearMemo struct {
+type suspectMemo struct {
 	ok         bool
 	own, opp   []exchange.PriceLevel
 	price, rem decimal.Decimal
+	suspect    bool
 }
 
 // sameLevels reports whether a and b are the same slice (empty ones are).
