@@ -334,3 +334,28 @@ func TestSortByAgeIsByAge(t *testing.T) {
 		}
 	}
 }
+
+// TestOldestIsByAge holds oldest, which sorts the keys of a backtest's
+// orders side by side, to the first k of the orders sorted by byAge.
+func TestOldestIsByAge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	base := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	mono := time.Now()
+	for trial := range 500 {
+		var s []*liveOrder
+		for i := range 1 + rng.IntN(60) {
+			at := base.Add(time.Duration(rng.IntN(4)) * time.Second)
+			if trial%5 == 0 {
+				at = mono.Add(time.Duration(rng.IntN(4)) * time.Second)
+			}
+			s = append(s, &liveOrder{JournaledOrder: JournaledOrder{Intent: Intent{Hash: fmt.Sprintf("0x%x%d", rng.IntN(5), i)}}, lastRead: at})
+		}
+		k := rng.IntN(len(s) + 2)
+		want := slices.Clone(s)
+		slices.SortFunc(want, byAge)
+		want = want[:min(k, len(want))]
+		if got := oldest(s, k); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: oldest(%d) differs from byAge", trial, k)
+		}
+	}
+}

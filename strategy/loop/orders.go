@@ -50,7 +50,7 @@ func (l *Loop) takeTape(r *tapeRead) {
 	byCond, seen := l.tape.index(l.markets)
 	trades := r.trades
 	byTime := func(a, b exchange.Trade) int { return cmp.Compare(a.Timestamp, b.Timestamp) }
-	if !slices.IsSortedFunc(trades, byTime) {
+	if !timeSorted(trades) {
 		trades = slices.Clone(trades) // the venue's slice is not the loop's to write
 		slices.SortStableFunc(trades, byTime)
 	}
@@ -99,6 +99,17 @@ func (l *Loop) takeTape(r *tapeRead) {
 			mr.trades = append(mr.trades[:0], mr.trades[n-maxTape:]...)
 		}
 	}
+}
+
+// timeSorted reports whether trades are oldest first
+// (slices.IsSortedFunc by Timestamp, without copying each trade).
+func timeSorted(trades []exchange.Trade) bool {
+	for i := 1; i < len(trades); i++ {
+		if trades[i].Timestamp < trades[i-1].Timestamp {
+			return false
+		}
+	}
+	return true
 }
 
 // tapeIndex is the quoted markets' index by condition id, kept while the
@@ -331,6 +342,15 @@ func oldest(s []*liveOrder, k int) []*liveOrder {
 	if k <= 0 {
 		return s[:0]
 	}
+	if keys, ok := ageKeys(s); ok {
+		// The k first of the keys sorted side by side (byAge is a total
+		// order: the same k, in the same order, as the heap's).
+		sortAgeKeys(keys)
+		for i := range keys {
+			s[i] = keys[i].lo
+		}
+		return s[:k]
+	}
 	h := s[:k] // a max-heap by byAge: h[0] is the newest kept
 	down := func(i int) {
 		for {
@@ -374,15 +394,33 @@ type ageKey struct {
 // compares the times by their seconds and nanoseconds) it sorts the
 // orders' keys side by side, not through the orders.
 func sortByAge(s []*liveOrder) {
+	keys, ok := ageKeys(s)
+	if !ok {
+		slices.SortFunc(s, byAge)
+		return
+	}
+	sortAgeKeys(keys)
+	for i := range keys {
+		s[i] = keys[i].lo
+	}
+}
+
+// ageKeys returns s's keys, or false when a time read has a monotonic
+// clock reading (Compare reads it: the keys would not order as byAge).
+func ageKeys(s []*liveOrder) ([]ageKey, bool) {
 	keys := make([]ageKey, len(s))
 	for i, lo := range s {
 		t := lo.lastRead
-		if t != t.Round(0) { // a monotonic clock reading: Compare reads it
-			slices.SortFunc(s, byAge)
-			return
+		if t != t.Round(0) {
+			return nil, false
 		}
 		keys[i] = ageKey{sec: t.Unix(), nsec: t.Nanosecond(), hk: lo.hashKey(), lo: lo}
 	}
+	return keys, true
+}
+
+// sortAgeKeys sorts keys as byAge sorts their orders.
+func sortAgeKeys(keys []ageKey) {
 	slices.SortFunc(keys, func(a, b ageKey) int {
 		if c := cmp.Compare(a.sec, b.sec); c != 0 {
 			return c
@@ -395,9 +433,6 @@ func sortByAge(s []*liveOrder) {
 		}
 		return strings.Compare(a.lo.Hash, b.lo.Hash)
 	})
-	for i := range keys {
-		s[i] = keys[i].lo
-	}
 }
 
 // markSuspects flags live orders that the book says may have traded: a bid
