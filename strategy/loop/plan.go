@@ -221,9 +221,9 @@ type fixedTotals struct {
 	sharesExp, atRiskExp int32
 }
 
-// fixedLimit bounds the base units summed in integers (10^9 shares), far
-// from overflowing for any number of markets a loop quotes.
-const fixedLimit = 1_000_000_000 * exchange.FixedScale
+// sumLimit bounds the values summed in integers (10^9 shares), far from
+// overflowing for any number of markets a loop quotes.
+const sumLimit exchange.Fixed = 1_000_000_000 * exchange.FixedScale
 
 func toFixedTotals(t risk.Totals) fixedTotals {
 	s, okS := toBase(t.Shares)
@@ -232,13 +232,13 @@ func toFixedTotals(t risk.Totals) fixedTotals {
 }
 
 // toBase returns d in base units when it is a whole number of them within
-// fixedLimit, with an exponent of at least -FixedDecimals.
+// sumLimit, with an exponent of at least -FixedDecimals.
 func toBase(d decimal.Decimal) (int64, bool) {
 	if d.Exponent() < -exchange.FixedDecimals {
 		return 0, false
 	}
 	f, err := exchange.FixedFromDecimal(d)
-	if err != nil || f > fixedLimit || f < -fixedLimit {
+	if err != nil || f > sumLimit || f < -sumLimit {
 		return 0, false
 	}
 	return int64(f), true
