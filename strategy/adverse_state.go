@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -63,6 +64,8 @@ type AdverseState struct {
 	// (has false: none), and lastPrint the time of the newest print seen.
 	resting   [2]float64
 	hasRest   [2]bool
+	restOf    []OpenOrder // the open orders resting was found from (restOK)
+	restOK    bool
 	lastPrint time.Time
 
 	Markouts MarkoutTracker
@@ -177,8 +180,14 @@ func (a *AdverseState) takePrints(s *Snapshot) {
 	a.lastPrint = newest
 }
 
-// restingFrom records our best bid and ask among the snapshot's open orders.
+// restingFrom records our best bid and ask among the snapshot's open
+// orders; the open orders of the last call, field for field (the same
+// decimals: the same values), leave them as they are.
 func (a *AdverseState) restingFrom(s *Snapshot) {
+	if a.restOK && slices.Equal(a.restOf, s.Open) {
+		return
+	}
+	a.restOf, a.restOK = append(a.restOf[:0], s.Open...), true
 	a.hasRest = [2]bool{}
 	for i := range s.Open {
 		o := &s.Open[i]

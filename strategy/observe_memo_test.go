@@ -212,3 +212,37 @@ func TestAddJumpIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestRestingMemoIsExact holds restingFrom, which keeps its answer while
+// the open orders are the same, to a fresh state's, on orders that stay,
+// come back equal in new decimals, or change.
+func TestRestingMemoIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	var a AdverseState
+	s := &Snapshot{}
+	for range 5000 {
+		switch rng.IntN(3) {
+		case 0:
+			s.Open = nil
+			for range rng.IntN(5) {
+				sd := exchange.Buy
+				if rng.IntN(2) == 0 {
+					sd = exchange.Sell
+				}
+				s.Open = append(s.Open, OpenOrder{Outcome: Outcome(rng.IntN(3)), Side: sd, Price: decimal.New(int64(1+rng.IntN(98)), -2),
+					Size: decimal.New(int64(rng.IntN(3)), 0)})
+			}
+		case 1:
+			s.Open = slices.Clone(s.Open)
+			for i := range s.Open {
+				s.Open[i].Price = s.Open[i].Price.Add(decimal.Zero)
+			}
+		}
+		a.restingFrom(s)
+		var fresh AdverseState
+		fresh.restingFrom(s)
+		if a.hasRest != fresh.hasRest || (a.hasRest[0] && a.resting[0] != fresh.resting[0]) || (a.hasRest[1] && a.resting[1] != fresh.resting[1]) {
+			t.Fatalf("resting %v %v, fresh %v %v", a.resting, a.hasRest, fresh.resting, fresh.hasRest)
+		}
+	}
+}

@@ -173,8 +173,8 @@ func (l *Loop) finish(rep *CycleReport) {
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
 			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),
 			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt, Limit: limitName(mr.limit),
-			RealizedPnL: l.acct.realized[yes].Add(l.acct.realized[no]),
-			MarkedPnL:   l.marks.token(l, yes, mark).Add(l.marks.token(l, no, mark)),
+			RealizedPnL: mr.statusSums[0].add(l.acct.realized[yes], l.acct.realized[no]),
+			MarkedPnL:   mr.statusSums[1].add(l.marks.token(l, yes, mark), l.marks.token(l, no, mark)),
 			Rewards:     mr.rewardStatus()}
 		if so := &mr.statusOrders; so.same(byMarket[i]) {
 			// The very orders of the last status: its list (never written
@@ -243,6 +243,21 @@ func (l *Loop) noteErr(i int, msg string) {
 
 // yesSpaceOf returns an order's price in YES space and whether it is a bid
 // there (BUY YES and SELL NO are bids; SELL YES and BUY NO are asks).
+// sumMemo2 is a sum of two decimals, with the very decimals it was made
+// of (the same decimals hold the same values: the same sum).
+type sumMemo2 struct {
+	ok        bool
+	a, b, sum decimal.Decimal
+}
+
+// add returns a.Add(b).
+func (m *sumMemo2) add(a, b decimal.Decimal) decimal.Decimal {
+	if !m.ok || m.a != a || m.b != b {
+		*m = sumMemo2{ok: true, a: a, b: b, sum: a.Add(b)}
+	}
+	return m.sum
+}
+
 // orderStatus is lo as a status shows it.
 func orderStatus(lo *liveOrder) OrderStatus {
 	return OrderStatus{Hash: lo.Hash, ExchangeID: lo.ExchangeID, TokenID: lo.TokenID, Outcome: lo.Outcome,

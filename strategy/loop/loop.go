@@ -176,6 +176,7 @@ type marketRun struct {
 	totals      [numTotals]totalsMemo
 	// statusOrders is its orders in the last status (finish).
 	statusOrders statusOrders
+	statusSums   [2]sumMemo2 // its realized and marked PnL in the last status
 }
 
 // refusal returns why the market's data is refused, or "".

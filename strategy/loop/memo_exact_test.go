@@ -359,3 +359,22 @@ func TestOldestIsByAge(t *testing.T) {
 		}
 	}
 }
+
+// TestSumMemo2IsExact holds the status's memo of a sum of two decimals to
+// the sum, on decimals that stay, come back equal in new decimals, or change.
+func TestSumMemo2IsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	var m sumMemo2
+	a, b := decimal.NewFromInt(1), decimal.NewFromInt(2)
+	for range 2000 {
+		switch rng.IntN(3) {
+		case 0:
+			a = decimal.New(int64(rng.IntN(1000)), -int32(rng.IntN(4)))
+		case 1:
+			b = b.Add(decimal.Zero)
+		}
+		if got, want := m.add(a, b), a.Add(b); got.String() != want.String() || got.Exponent() != want.Exponent() {
+			t.Fatalf("%s + %s: memo %s, sum %s", a, b, got, want)
+		}
+	}
+}
