@@ -78,10 +78,15 @@ func ValidTick(t decimal.Decimal) bool {
 	if !tame(t) {
 		return false
 	}
-	for _, s := range TickSizes {
-		if t.Equal(s) {
-			return true
-		}
+	// In base units (TickSizes' four, as TestValidTickIsTickSizes holds):
+	// a value that is not a whole number of them is none of the ticks.
+	f, err := FixedFromDecimal(t)
+	if err != nil {
+		return false
+	}
+	switch f {
+	case FixedScale / 10, FixedScale / 100, FixedScale / 1000, FixedScale / 10000:
+		return true
 	}
 	return false
 }
@@ -107,25 +112,27 @@ func quoteValue(d decimal.Decimal) string {
 // TickSizes and the minimum order size is in (0, MaxMinOrderSize]. subject
 // names the market in the error.
 func ValidateTerms(subject string, tick, minSize decimal.Decimal) error {
-	return validateTerms(subject, "tick size", "minimum order size", tick, minSize)
+	return validateTerms(func() string { return subject }, "tick size", "minimum order size", tick, minSize)
 }
 
 // validateTerms is ValidateTerms with the wire names of the two fields: a
 // zero value is named as absent (older books carry no tick_size and no
 // min_order_size, and an absent decimal decodes as 0).
-func validateTerms(subject, tickField, minField string, tick, minSize decimal.Decimal) error {
+//
+// subject is called only for an error (a book's is built from its token).
+func validateTerms(subject func() string, tickField, minField string, tick, minSize decimal.Decimal) error {
 	if tick.IsZero() {
-		return &ValidationError{Subject: subject, Reason: InvalidTick, Detail: tickField + " is absent (or 0)"}
+		return &ValidationError{Subject: subject(), Reason: InvalidTick, Detail: tickField + " is absent (or 0)"}
 	}
 	if !ValidTick(tick) {
-		return &ValidationError{Subject: subject, Reason: InvalidTick,
+		return &ValidationError{Subject: subject(), Reason: InvalidTick,
 			Detail: fmt.Sprintf("tick size %s is not one of 0.1, 0.01, 0.001, 0.0001", quoteValue(tick))}
 	}
 	if minSize.IsZero() {
-		return &ValidationError{Subject: subject, Reason: InvalidMinSize, Detail: minField + " is absent (or 0)"}
+		return &ValidationError{Subject: subject(), Reason: InvalidMinSize, Detail: minField + " is absent (or 0)"}
 	}
 	if !tame(minSize) || !minSize.IsPositive() || minSize.GreaterThan(MaxMinOrderSize) {
-		return &ValidationError{Subject: subject, Reason: InvalidMinSize,
+		return &ValidationError{Subject: subject(), Reason: InvalidMinSize,
 			Detail: fmt.Sprintf("minimum order size %s is not in (0, %s]", quoteValue(minSize), MaxMinOrderSize)}
 	}
 	return nil
@@ -133,7 +140,7 @@ func validateTerms(subject, tickField, minField string, tick, minSize decimal.De
 
 // ValidateMarket checks the terms of a market of GET /markets.
 func ValidateMarket(m *Market) error {
-	return validateTerms("market "+m.ConditionID, "minimum_tick_size", "minimum_order_size", m.MinimumTickSize.Decimal, m.MinimumOrderSize.Decimal)
+	return validateTerms(func() string { return "market " + m.ConditionID }, "minimum_tick_size", "minimum_order_size", m.MinimumTickSize.Decimal, m.MinimumOrderSize.Decimal)
 }
 
 // ValidateBook checks a book of POST /books, in the order the levels
@@ -143,12 +150,12 @@ func ValidateMarket(m *Market) error {
 // in [0, MaxLevelSize] with at most 6 decimals, each side's prices strictly
 // rising or strictly falling, and the best bid below the best ask.
 func ValidateBook(b *OrderBook) error {
-	subject := "book of token " + b.AssetID
+	subject := func() string { return "book of token " + b.AssetID }
 	if err := validateTerms(subject, "tick_size", "min_order_size", b.TickSize, b.MinOrderSize); err != nil {
 		return err
 	}
 	bad := func(reason, format string, a ...any) error {
-		return &ValidationError{Subject: subject, Reason: reason, Detail: fmt.Sprintf(format, a...)}
+		return &ValidationError{Subject: subject(), Reason: reason, Detail: fmt.Sprintf(format, a...)}
 	}
 	for _, side := range []struct {
 		name   string

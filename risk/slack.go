@@ -31,6 +31,9 @@ func NewSlack() Slack {
 // check or fit depended on are the same, and the others rose by less than
 // the room left.
 func (s *Slack) Admits(was, now Totals) bool {
+	if was == now {
+		return true // the very decimals: the same totals (rounded the same)
+	}
 	ws, ns := round(was.Shares, up), round(now.Shares, up)
 	wa, na := round(was.AtRisk, up), round(now.AtRisk, up)
 	return admits(s.pinShares, s.shares, ws, ns) && admits(s.pinAtRisk, s.atRisk, wa, na) &&

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/mmbot/mmbot/exchange"
@@ -63,6 +64,8 @@ type AdverseState struct {
 	// (has false: none), and lastPrint the time of the newest print seen.
 	resting   [2]float64
 	hasRest   [2]bool
+	restOf    []OpenOrder // the open orders resting was found from (restOK)
+	restOK    bool
 	lastPrint time.Time
 
 	Markouts MarkoutTracker
@@ -146,11 +149,20 @@ func (a *AdverseState) observe(s *Snapshot, f float64, hasF bool, prevX float64,
 // takePrints notes, among the prints newer than the last seen, any that
 // went through our best resting price of the last observation: below our
 // best bid or above our best ask, in YES space.
+//
+// The trades are oldest first (Snapshot.Trades), so the new ones are a
+// suffix: the scan runs from the newest back to the first one seen before,
+// and an unchanged tape costs one comparison. Each new print's effect does
+// not depend on the order the prints are taken in (the newest time is a
+// maximum, a side's time is the snapshot's).
 func (a *AdverseState) takePrints(s *Snapshot) {
 	newest := a.lastPrint
-	for i := range s.Trades {
+	for i := len(s.Trades) - 1; i >= 0; i-- {
 		t := &s.Trades[i]
-		if !t.Time.After(a.lastPrint) || !t.Outcome.Valid() {
+		if !t.Time.After(a.lastPrint) {
+			break // oldest first: the ones before were seen too
+		}
+		if !t.Outcome.Valid() {
 			continue
 		}
 		if t.Time.After(newest) {
@@ -168,8 +180,14 @@ func (a *AdverseState) takePrints(s *Snapshot) {
 	a.lastPrint = newest
 }
 
-// restingFrom records our best bid and ask among the snapshot's open orders.
+// restingFrom records our best bid and ask among the snapshot's open
+// orders; the open orders of the last call, field for field (the same
+// decimals: the same values), leave them as they are.
 func (a *AdverseState) restingFrom(s *Snapshot) {
+	if a.restOK && slices.Equal(a.restOf, s.Open) {
+		return
+	}
+	a.restOf, a.restOK = append(a.restOf[:0], s.Open...), true
 	a.hasRest = [2]bool{}
 	for i := range s.Open {
 		o := &s.Open[i]
@@ -191,12 +209,16 @@ func (a *AdverseState) restingFrom(s *Snapshot) {
 // jumps older than an hour, and the oldest beyond adverseJumpKeep, go.
 func (a *AdverseState) addJump(at time.Time, z, move float64) {
 	cut := at.Add(-adverseJumpAge) // older than an hour: before cut
-	j := a.jumps[:0]
-	for _, e := range a.jumps {
-		if (e.z <= z && e.move <= move) || e.at.Before(cut) {
-			continue
+	gone := func(e *adverseJump) bool { return (e.z <= z && e.move <= move) || e.at.Before(cut) }
+	k := 0 // the jumps before the first that goes stay where they are
+	for k < len(a.jumps) && !gone(&a.jumps[k]) {
+		k++
+	}
+	j := a.jumps[:k]
+	for i := k; i < len(a.jumps); i++ {
+		if e := &a.jumps[i]; !gone(e) {
+			j = append(j, *e)
 		}
-		j = append(j, e)
 	}
 	if n := len(j) - (adverseJumpKeep - 1); n > 0 {
 		j = j[:copy(j, j[n:])]

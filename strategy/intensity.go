@@ -65,8 +65,9 @@ func NewIntensityEstimator(p IntensityParams) (IntensityEstimator, error) {
 
 // Update decays the counts to now, adds the observed time, and counts the
 // trades newer than the newest trade seen so far, measuring each against
-// fair (the YES fair value). Trades must be oldest first; a trade stamped
-// exactly at the newest time already seen is not counted again.
+// fair (the YES fair value). Trades must be oldest first (the new ones are
+// found from the newest back); a trade stamped exactly at the newest time
+// already seen is not counted again.
 func (e *IntensityEstimator) Update(fair float64, trades []TradePrint, now time.Time) {
 	if !e.has {
 		e.last, e.has = now, true
@@ -79,12 +80,22 @@ func (e *IntensityEstimator) Update(fair float64, trades []TradePrint, now time.
 		e.exposure = e.exposure*f + dt
 		e.last = now
 	}
-	x := Logit(fair)
-	newest := e.lastTrade
-	for i := range trades {
+	// Oldest first: the trades newer than the newest seen are a suffix, so
+	// the scan runs from the newest back to the first one seen before (an
+	// unchanged tape costs one comparison). A trade's count does not depend
+	// on the order they are taken in: each adds one to its bin.
+	var x float64
+	newest, logit := e.lastTrade, false
+	for i := len(trades) - 1; i >= 0; i-- {
 		t := &trades[i]
-		if !t.Time.After(e.lastTrade) || t.Time.After(now) || !t.Outcome.Valid() {
+		if !t.Time.After(e.lastTrade) {
+			break
+		}
+		if t.Time.After(now) || !t.Outcome.Valid() {
 			continue
+		}
+		if !logit {
+			x, logit = Logit(fair), true
 		}
 		p := t.Price.InexactFloat64()
 		if !(p > 0 && p < 1) {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/risk"
 )
@@ -112,19 +114,19 @@ func (q *Quoter) cooldownKey(key []uint64, s *Snapshot) []uint64 {
 // Quoter.Memo), terms, position, locked shares, open orders and last fills.
 func sameInputs(a *Snapshot, open []OpenOrder, s *Snapshot) bool {
 	if a.ConditionID != s.ConditionID || a.NegRisk != s.NegRisk || !a.EndDate.Equal(s.EndDate) || a.LastFill != s.LastFill ||
-		!a.Tick.Equal(s.Tick) || !a.MinSize.Equal(s.MinSize) || !sameTerms(&a.Rewards, &s.Rewards) || len(open) != len(s.Open) {
+		!eqDec(a.Tick, s.Tick) || !eqDec(a.MinSize, s.MinSize) || !sameTerms(&a.Rewards, &s.Rewards) || len(open) != len(s.Open) {
 		return false
 	}
 	for o := range a.Tokens {
 		x, y := &a.Tokens[o], &s.Tokens[o]
 		if x.TokenID != y.TokenID || !sameSlice(x.Bids, y.Bids) || !sameSlice(x.Asks, y.Asks) ||
-			!a.Position[o].Equal(s.Position[o]) || !a.Locked[o].Equal(s.Locked[o]) {
+			!eqDec(a.Position[o], s.Position[o]) || !eqDec(a.Locked[o], s.Locked[o]) {
 			return false
 		}
 	}
 	for i := range open {
 		x, y := &open[i], &s.Open[i]
-		if x.ID != y.ID || x.Outcome != y.Outcome || x.Side != y.Side || !x.Price.Equal(y.Price) || !x.Size.Equal(y.Size) {
+		if *x != *y && (x.ID != y.ID || x.Outcome != y.Outcome || x.Side != y.Side || !x.Price.Equal(y.Price) || !x.Size.Equal(y.Size)) {
 			return false
 		}
 	}
@@ -132,8 +134,12 @@ func sameInputs(a *Snapshot, open []OpenOrder, s *Snapshot) bool {
 }
 
 func sameTerms(a, b *RewardTerms) bool {
-	return a.MinSize.Equal(b.MinSize) && a.MaxSpread.Equal(b.MaxSpread) && a.DailyRate.Equal(b.DailyRate)
+	return eqDec(a.MinSize, b.MinSize) && eqDec(a.MaxSpread, b.MaxSpread) && eqDec(a.DailyRate, b.DailyRate)
 }
+
+// eqDec reports whether a and b are equal: at once when they are the very
+// same decimal (a decimal is never written).
+func eqDec(a, b decimal.Decimal) bool { return a == b || a.Equal(b) }
 
 // sameSlice reports whether a and b are the same slice (empty ones are).
 func sameSlice(a, b []exchange.PriceLevel) bool {

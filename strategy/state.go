@@ -64,8 +64,14 @@ func NewMarketState(p EstimatorParams) (*MarketState, error) {
 // value's move against the volatility estimated before it). A snapshot with
 // no fair value updates nothing else but the prints and the time.
 func (m *MarketState) Observe(s *Snapshot) {
-	m.Updated = s.Now
 	f, ok := s.FairValue()
+	m.ObserveFair(s, f, ok)
+}
+
+// ObserveFair is Observe for a caller that has s's fair value already:
+// f and ok must be what s.FairValue() returns.
+func (m *MarketState) ObserveFair(s *Snapshot, f float64, ok bool) {
+	m.Updated = s.Now
 	m.Adverse.observe(s, f, ok, m.Vol.lastX, m.Vol.last, m.Vol.has, m.Vol.Variance())
 	if !ok {
 		return

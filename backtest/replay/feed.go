@@ -100,10 +100,10 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 	}
 	r.dueBy(t)
 	r.sampleRewards(t)
+	var tok *replayToken // the event's token, for the strategy's view
 	switch e.Kind {
 	case recording.KindBook:
-		tok := r.tokens[e.Book.TokenID]
-		if tok == nil {
+		if tok = r.tokens[e.Book.TokenID]; tok == nil {
 			return
 		}
 		// A decoded book's Fixed levels are read as they are (the Matcher
@@ -130,8 +130,7 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 			}
 		}
 	case recording.KindTrade:
-		tok := r.tokens[e.Trade.TokenID]
-		if tok == nil {
+		if tok = r.tokens[e.Trade.TokenID]; tok == nil {
 			return
 		}
 		mt, err := fillmodel.MatchTradeFrom(e.Trade)
@@ -153,10 +152,10 @@ func (r *Replay) consume(e recording.Event, t time.Time) {
 		return
 	}
 	if r.dataMax == 0 {
-		r.show(e)
+		r.show(e, tok)
 		return
 	}
-	r.vis.push(e)
+	r.vis.push(e, tok)
 }
 
 // takeTick takes a tick size the token's book or meta gives. A market has
@@ -226,7 +225,7 @@ func (r *Replay) reveal(cut time.Time) {
 		if it.e.Kind == recording.KindBook {
 			r.showBook(it.tok, &it.fx, it.dec, it.tick, it.min, true)
 		} else {
-			r.show(it.e)
+			r.show(it.e, it.tok)
 		}
 		r.vis.pop()
 	}
@@ -244,8 +243,9 @@ func (r *Replay) readCutoff() time.Time {
 	return r.cutoff
 }
 
-// show applies an event to the strategy's view.
-func (r *Replay) show(e recording.Event) {
+// show applies an event to the strategy's view; tok is a book's or a
+// trade's token (consume found it).
+func (r *Replay) show(e recording.Event, tok *replayToken) {
 	switch e.Kind {
 	case recording.KindBook:
 		b := e.Book
@@ -253,9 +253,9 @@ func (r *Replay) show(e recording.Event) {
 		if b.FixedLevels() == nil {
 			dec = b
 		}
-		r.showBook(b.TokenID, b.FixedLevels(), dec, b.TickSize, b.MinOrderSize, false)
+		r.showBook(tok, b.FixedLevels(), dec, b.TickSize, b.MinOrderSize, false)
 	case recording.KindTrade:
-		if tok := r.tokens[e.Trade.TokenID]; tok != nil {
+		if tok != nil {
 			tok.mk.push(newTapeTrade(tok, e.Trade))
 			r.tapeVer++
 		}
@@ -281,11 +281,10 @@ func (r *Replay) show(e recording.Event) {
 	}
 }
 
-// showBook applies a book to the strategy's view: its Fixed levels fx,
+// showBook applies a book of tok to the strategy's view: its Fixed levels fx,
 // copied (or, when take is set, swapped with the token's previous ones),
 // or, for a book without them, dec itself.
-func (r *Replay) showBook(id string, fx *recording.FixedBook, dec *recording.Book, tick, minSize decimal.Decimal, take bool) {
-	tok := r.tokens[id]
+func (r *Replay) showBook(tok *replayToken, fx *recording.FixedBook, dec *recording.Book, tick, minSize decimal.Decimal, take bool) {
 	if tok == nil {
 		return
 	}

@@ -27,6 +27,13 @@ type MarketScan struct {
 	Start, End time.Time
 }
 
+// scanToken is what the scan knows of a token: its book events, and the
+// market the first event naming one placed it in (nil: none yet).
+type scanToken struct {
+	books int64
+	m     *scanMarket
+}
+
 type scanMarket struct {
 	id             string
 	tokens         []string // in order of first appearance
@@ -54,9 +61,8 @@ type scanMarket struct {
 //     Notes.
 func ScanMarkets(src Source) (*MarketScan, error) {
 	res := &MarketScan{Books: map[string]int64{}}
-	books := map[string]int64{}
 	markets := map[string]*scanMarket{}
-	tokenMarket := map[string]string{}
+	toks := map[string]*scanToken{}
 	var orphans []string
 	orphan := map[string]bool{}
 	get := func(id string) *scanMarket {
@@ -67,6 +73,22 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 		}
 		return m
 	}
+	// tok is the token's entry; the last one is kept at hand, as a
+	// token's events come in runs.
+	var lastID string
+	var last *scanToken
+	tok := func(id string) *scanToken {
+		if last != nil && id == lastID {
+			return last
+		}
+		t := toks[id]
+		if t == nil {
+			t = &scanToken{}
+			toks[id] = t
+		}
+		lastID, last = id, t
+		return t
+	}
 	place := func(token, market string) *scanMarket {
 		if token == "" {
 			if market == "" {
@@ -74,8 +96,9 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 			}
 			return get(market)
 		}
-		if id, ok := tokenMarket[token]; ok {
-			return markets[id]
+		t := tok(token)
+		if t.m != nil {
+			return t.m
 		}
 		if market == "" {
 			if !orphan[token] {
@@ -84,11 +107,16 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 			}
 			return nil
 		}
-		tokenMarket[token] = market
 		delete(orphan, token)
-		m := get(market)
-		m.tokens = append(m.tokens, token)
-		return m
+		t.m = get(market)
+		t.m.tokens = append(t.m.tokens, token)
+		return t.m
+	}
+	books := func(token string) int64 {
+		if t := toks[token]; t != nil {
+			return t.books
+		}
+		return 0
 	}
 	for {
 		e, err := src.Next()
@@ -106,7 +134,9 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 		res.Events++
 		switch e.Kind {
 		case recording.KindBook:
-			books[e.Book.TokenID]++
+			if e.Book.TokenID != "" {
+				tok(e.Book.TokenID).books++
+			}
 			if m := place(e.Book.TokenID, e.Book.Market); m != nil {
 				m.learn(e.Book.TickSize, e.Book.MinOrderSize, time.Time{})
 			}
@@ -136,7 +166,7 @@ func ScanMarkets(src Source) (*MarketScan, error) {
 			res.Markets = append(res.Markets, strategy.Market{ConditionID: id, TokenIDs: [2]string{m.tokens[0], m.tokens[1]},
 				Tick: m.tick, MinSize: m.minSize, EndDate: m.end, Rewards: m.rewards,
 				PlacementDelay: m.delay, NegRisk: m.negRisk, Question: m.question, Slug: m.slug})
-			y, n := books[m.tokens[0]], books[m.tokens[1]]
+			y, n := books(m.tokens[0]), books(m.tokens[1])
 			res.Books[m.tokens[0]], res.Books[m.tokens[1]] = y, n
 			if y == 0 || n == 0 {
 				res.Notes = append(res.Notes, fmt.Sprintf("market %s has %d books of its YES token and %d of its NO token: "+

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/mmbot/mmbot/backtest/fillmodel"
+	"github.com/mmbot/mmbot/backtest/recording"
 	"github.com/mmbot/mmbot/exchange"
 	"github.com/mmbot/mmbot/strategy/loop"
 )
@@ -65,12 +66,16 @@ func (r *Replay) Books(ctx context.Context, tokenIDs []string) ([]exchange.Order
 }
 
 // bookMemo is the levels Books last returned for a token: its visible book
-// (visVer) with our orders (own) added.
+// (visVer) with our orders (own) added. When the book had Fixed levels
+// (fromFx), fxBids and fxAsks are a copy of them: a new visible book with
+// the same levels gets the same slices again.
 type bookMemo struct {
-	ok         bool
-	ver        uint64
-	own        []ownLevel
-	bids, asks []exchange.PriceLevel
+	ok             bool
+	ver            uint64
+	own            []ownLevel
+	bids, asks     []exchange.PriceLevel
+	fromFx         bool
+	fxBids, fxAsks []recording.Level
 }
 
 // ownLevel is one of our orders as Books adds it to a book.
@@ -81,7 +86,16 @@ type ownLevel struct {
 
 // buildBook makes tok's levels anew into m: the visible book's, with the
 // own levels in r.ownBuf added.
+//
+// A visible book of Fixed levels equal to those the memo's slices were
+// built from, with the same own levels, gets those slices: they hold
+// what building would give.
 func (r *Replay) buildBook(tok *replayToken, m *bookMemo) {
+	if fx := &tok.visFx; m.ok && m.fromFx && tok.visDec == nil && slices.Equal(m.fxBids, fx.Bids) && slices.Equal(m.fxAsks, fx.Asks) &&
+		slices.Equal(m.own, r.ownBuf) {
+		m.ver = tok.visVer
+		return
+	}
 	var bids, asks []exchange.PriceLevel
 	if b := tok.visDec; b != nil {
 		bids, asks = slices.Clone(b.Bids), slices.Clone(b.Asks)
@@ -98,7 +112,13 @@ func (r *Replay) buildBook(tok *replayToken, m *bookMemo) {
 			asks = addOwnLevel(asks, o.price, o.size, false)
 		}
 	}
-	*m = bookMemo{ok: true, ver: tok.visVer, own: append(m.own[:0], r.ownBuf...), bids: bids, asks: asks}
+	fromFx := tok.visDec == nil
+	fxBids, fxAsks := m.fxBids[:0], m.fxAsks[:0]
+	if fromFx {
+		fxBids, fxAsks = append(fxBids, tok.visFx.Bids...), append(fxAsks, tok.visFx.Asks...)
+	}
+	*m = bookMemo{ok: true, ver: tok.visVer, own: append(m.own[:0], r.ownBuf...), bids: bids, asks: asks,
+		fromFx: fromFx, fxBids: fxBids, fxAsks: fxAsks}
 }
 
 // ownLevels appends our orders resting by cut, as the exchange's book would

@@ -21,27 +21,27 @@ type visQueue struct {
 // visItem is one queued event. For a book, e holds only its kind.
 type visItem struct {
 	e         recording.Event
-	at        time.Time // the event's time
-	tok       string
+	at        time.Time           // the event's time
+	tok       *replayToken        // a book's or a trade's token
 	fx        recording.FixedBook // a book's levels, copied
 	dec       *recording.Book     // a book without Fixed levels, as it is
 	tick, min decimal.Decimal
 }
 
-// push queues e.
-func (q *visQueue) push(e recording.Event) {
+// push queues e, of token tok (nil: a meta event).
+func (q *visQueue) push(e recording.Event, tok *replayToken) {
 	if q.n == len(q.items) {
 		q.grow()
 	}
 	it := &q.items[(q.head+q.n)%len(q.items)]
 	q.n++
-	it.at = e.Time()
+	it.at, it.tok = e.Time(), tok
 	if e.Kind != recording.KindBook {
 		it.e = e
 		return
 	}
 	b := e.Book
-	it.e, it.tok, it.tick, it.min, it.dec = recording.Event{Kind: recording.KindBook}, b.TokenID, b.TickSize, b.MinOrderSize, nil
+	it.e, it.tick, it.min, it.dec = recording.Event{Kind: recording.KindBook}, b.TickSize, b.MinOrderSize, nil
 	if fx := b.FixedLevels(); fx != nil {
 		it.fx.CopyFrom(fx)
 	} else {
@@ -55,7 +55,7 @@ func (q *visQueue) front() *visItem { return &q.items[q.head] }
 // pop drops the oldest event, keeping its buffers for reuse.
 func (q *visQueue) pop() {
 	it := &q.items[q.head]
-	it.e, it.dec, it.tok, it.tick, it.min = recording.Event{}, nil, "", decimal.Decimal{}, decimal.Decimal{}
+	it.e, it.dec, it.tok, it.tick, it.min = recording.Event{}, nil, nil, decimal.Decimal{}, decimal.Decimal{}
 	q.head = (q.head + 1) % len(q.items)
 	q.n--
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -151,17 +152,18 @@ func isolatable(err error) bool {
 // not planned unless their books went stale); the cycle fails only when
 // every batch failed.
 func (l *Loop) readInputs(ctx context.Context, now time.Time, batch *Batch, rep *CycleReport) error {
-	var tokens []string
+	tokens := l.bufs.tokens[:0]
 	for _, mr := range l.markets {
 		mr.unread = false
 		if mr.stopped == "" {
 			tokens = append(tokens, mr.m.TokenIDs[strategy.Yes], mr.m.TokenIDs[strategy.No])
 		}
 	}
-	var chunks [][]string
+	chunks := l.bufs.chunks[:0]
 	for i := 0; i < len(tokens); i += l.cfg.BooksBatch {
 		chunks = append(chunks, tokens[i:min(i+l.cfg.BooksBatch, len(tokens))])
 	}
+	l.bufs.tokens, l.bufs.chunks = tokens, chunks // the venue does not keep them (the next cycle writes them)
 	tp, wantTape := l.tapeParams()
 	reads := make([]bookRead, len(chunks))
 	var tape tapeRead
@@ -321,7 +323,7 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) 
 		// knows the book did not change, as the replay; or the same
 		// levels in the same order): checked and sorted already. The
 		// loop keeps its slices, so the pass's memo sees the same book.
-		tb.Updated = parseBookTime(b.Timestamp, now)
+		tb.Updated = l.stamps.parse(b.Timestamp, now)
 	} else {
 		if l.cfg.CheckBook != nil {
 			if err := l.cfg.CheckBook(b); err != nil {
@@ -332,7 +334,7 @@ func (l *Loop) takeBook(b *exchange.OrderBook, now time.Time, rep *CycleReport) 
 		}
 		b.Normalize()
 		*terms = [2]decimal.Decimal{b.TickSize, b.MinOrderSize}
-		*tb = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: parseBookTime(b.Timestamp, now)}
+		*tb = strategy.TokenBook{TokenID: b.AssetID, Bids: b.Bids, Asks: b.Asks, Updated: l.stamps.parse(b.Timestamp, now)}
 	}
 	mr.hasBook[ref.outcome] = true
 	l.takeTick(mr, ref.outcome, b.TickSize)
@@ -352,7 +354,7 @@ func equalLevels(a, b []exchange.PriceLevel) bool {
 		return true
 	}
 	for i := range a {
-		if !a[i].Price.Equal(b[i].Price) || !a[i].Size.Equal(b[i].Size) {
+		if a[i] != b[i] && (!a[i].Price.Equal(b[i].Price) || !a[i].Size.Equal(b[i].Size)) { // the very decimals are equal
 			return false
 		}
 	}
@@ -432,6 +434,26 @@ func (l *Loop) acceptBook(mr *marketRun, o strategy.Outcome) {
 // ISO 8601: exchange.ParseWireTime); an unreadable one counts as now.
 func parseBookTime(s string, now time.Time) time.Time {
 	if t, ok := exchange.ParseWireTime(s); ok && t.Unix() > 0 {
+		return t
+	}
+	return now
+}
+
+// stampMemo is the last book timestamp parsed (parseBookTime) that was
+// readable: the books of one read share theirs.
+type stampMemo struct {
+	ok bool
+	s  string
+	t  time.Time
+}
+
+// parse returns parseBookTime(s, now).
+func (m *stampMemo) parse(s string, now time.Time) time.Time {
+	if m.ok && m.s == s {
+		return m.t
+	}
+	if t, ok := exchange.ParseWireTime(s); ok && t.Unix() > 0 {
+		*m = stampMemo{ok: true, s: s, t: t}
 		return t
 	}
 	return now
@@ -519,7 +541,9 @@ func (l *Loop) refresh(now time.Time) {
 		for _, lo := range open {
 			s.Open = append(s.Open, strategy.OpenOrder{ID: lo.Hash, Outcome: lo.Outcome, Side: lo.Side, Price: lo.Price, Size: remaining(lo)})
 		}
-		if f, ok := s.FairValue(); ok {
+		f, ok := mr.fairMemo.FairValue(s)
+		mr.snapFair, mr.snapHasFair = f, ok
+		if ok {
 			mr.fair, mr.hasFair = f, true
 		}
 		if !l.cfg.SkipStatus { // the estimate is only shown in the status
@@ -532,8 +556,12 @@ func (l *Loop) refresh(now time.Time) {
 // live), and apart its intents in flight (journaled before this cycle, their
 // answer never came: a restart's), each sorted by hash, in one pass over the
 // tracked orders. The planner sees the open ones; risk counts both.
+//
+// The lists are the loop's, reused by the next cycle's call: a market's
+// open and inflight hold them for this cycle only.
 func (l *Loop) openByMarket() (open, inflight [][]*liveOrder) {
-	open, inflight = make([][]*liveOrder, len(l.markets)), make([][]*liveOrder, len(l.markets))
+	open, inflight = reuseLists(l.bufs.open, len(l.markets)), reuseLists(l.bufs.inflight, len(l.markets))
+	l.bufs.open, l.bufs.inflight = open, inflight
 	for _, lo := range l.orders {
 		switch {
 		case lo.market < 0 || lo.State.Final():
@@ -552,6 +580,19 @@ func (l *Loop) openByMarket() (open, inflight [][]*liveOrder) {
 	return open, inflight
 }
 
+// reuseLists returns n empty lists, reusing lists' own.
+func reuseLists(lists [][]*liveOrder, n int) [][]*liveOrder {
+	if cap(lists) < n {
+		lists = append(lists[:cap(lists)], make([][]*liveOrder, n-cap(lists))...)
+	}
+	lists = lists[:n]
+	for i := range lists {
+		clear(lists[i][:cap(lists[i])]) // no pointer kept past its cycle
+		lists[i] = lists[i][:0]
+	}
+	return lists
+}
+
 func (l *Loop) allLive() []*liveOrder {
 	var out []*liveOrder
 	for _, lo := range l.orders {
@@ -564,8 +605,39 @@ func (l *Loop) allLive() []*liveOrder {
 }
 
 // byHash orders tracked orders by hash (slices.SortFunc: no reflection, no
-// allocation, unlike sort.Slice).
-func byHash(a, b *liveOrder) int { return strings.Compare(a.Hash, b.Hash) }
+// allocation, unlike sort.Slice): by the hashes' first eight bytes as one
+// number first (hashKey), which orders them as their bytes do, then, when
+// those are the same, by the whole hashes.
+func byHash(a, b *liveOrder) int {
+	if ka, kb := a.hashKey(), b.hashKey(); ka != kb {
+		return cmp.Compare(ka, kb)
+	}
+	return strings.Compare(a.Hash, b.Hash)
+}
+
+// hashKey returns the first eight bytes of lo's hash as a big-endian number
+// (zeros past its end): two hashes whose keys differ compare as their
+// keys do.
+func (lo *liveOrder) hashKey() uint64 {
+	if !lo.hk.ok || lo.hk.of != lo.Hash {
+		var k uint64
+		for i := range 8 {
+			k <<= 8
+			if i < len(lo.Hash) {
+				k |= uint64(lo.Hash[i])
+			}
+		}
+		lo.hk = hashKeyMemo{ok: true, of: lo.Hash, k: k}
+	}
+	return lo.hk.k
+}
+
+// hashKeyMemo is an order's hashKey, with the hash it was made of.
+type hashKeyMemo struct {
+	ok bool
+	of string
+	k  uint64
+}
 
 func remaining(lo *liveOrder) decimal.Decimal {
 	m := &lo.rem

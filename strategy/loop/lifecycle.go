@@ -158,7 +158,8 @@ func (l *Loop) finish(rep *CycleReport) {
 	}
 	st := Status{Time: now, LiveOrders: len(l.orders), LastError: l.lastErr, LastErrorAt: l.lastErrAt, PendingTrades: l.pendingTrades(),
 		Markets: make([]MarketStatus, 0, len(l.markets))}
-	byMarket := make([][]*liveOrder, len(l.markets))
+	byMarket := reuseLists(l.bufs.status, len(l.markets))
+	l.bufs.status = byMarket
 	for _, lo := range l.orders {
 		if lo.market >= 0 {
 			byMarket[lo.market] = append(byMarket[lo.market], lo)
@@ -172,21 +173,27 @@ func (l *Loop) finish(rep *CycleReport) {
 		ms := MarketStatus{ConditionID: mr.m.ConditionID, Slug: mr.m.Slug, Fair: mr.fair, HasFair: mr.hasFair,
 			Position: [2]decimal.Decimal{l.pos[yes], l.pos[no]}, Stopped: mr.stopped, Stale: mr.stale, Refused: mr.refusal(),
 			LastError: mr.lastErr, LastErrorAt: mr.lastErrAt, Limit: limitName(mr.limit),
-			RealizedPnL: l.acct.realized[yes].Add(l.acct.realized[no]),
-			MarkedPnL:   l.marks.token(l, yes, mark).Add(l.marks.token(l, no, mark)),
+			RealizedPnL: mr.statusSums[0].add(l.acct.realized[yes], l.acct.realized[no]),
+			MarkedPnL:   mr.statusSums[1].add(l.marks.token(l, yes, mark), l.marks.token(l, no, mark)),
 			Rewards:     mr.rewardStatus()}
-		ms.Orders = make([]OrderStatus, 0, len(byMarket[i]))
-		for _, lo := range byMarket[i] {
-			ms.Open++
-			ms.Orders = append(ms.Orders, OrderStatus{Hash: lo.Hash, ExchangeID: lo.ExchangeID, TokenID: lo.TokenID, Outcome: lo.Outcome,
-				Side: lo.Side, Price: lo.Price, Size: lo.Size, Matched: lo.SizeMatched, State: lo.State, CreatedAt: lo.CreatedAt})
-			p, isBid := yesSpaceOf(lo)
-			if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
-				ms.BestBid = p
+		if so := &mr.statusOrders; so.same(byMarket[i]) {
+			// The very orders of the last status: its list (never written
+			// once published) and best prices.
+			ms.Orders, ms.Open, ms.BestBid, ms.BestAsk = so.orders, len(so.orders), so.bestBid, so.bestAsk
+		} else {
+			ms.Orders = make([]OrderStatus, 0, len(byMarket[i]))
+			for _, lo := range byMarket[i] {
+				ms.Open++
+				ms.Orders = append(ms.Orders, orderStatus(lo))
+				p, isBid := yesSpaceOf(lo)
+				if isBid && (ms.BestBid.IsZero() || p.GreaterThan(ms.BestBid)) {
+					ms.BestBid = p
+				}
+				if !isBid && (ms.BestAsk.IsZero() || p.LessThan(ms.BestAsk)) {
+					ms.BestAsk = p
+				}
 			}
-			if !isBid && (ms.BestAsk.IsZero() || p.LessThan(ms.BestAsk)) {
-				ms.BestAsk = p
-			}
+			*so = statusOrders{ok: true, orders: ms.Orders, bestBid: ms.BestBid, bestAsk: ms.BestAsk}
 		}
 		// Every tracked order, intents in flight too: possibly live (as the
 		// plan counts them).
@@ -236,6 +243,49 @@ func (l *Loop) noteErr(i int, msg string) {
 
 // yesSpaceOf returns an order's price in YES space and whether it is a bid
 // there (BUY YES and SELL NO are bids; SELL YES and BUY NO are asks).
+// sumMemo2 is a sum of two decimals, with the very decimals it was made
+// of (the same decimals hold the same values: the same sum).
+type sumMemo2 struct {
+	ok        bool
+	a, b, sum decimal.Decimal
+}
+
+// add returns a.Add(b).
+func (m *sumMemo2) add(a, b decimal.Decimal) decimal.Decimal {
+	if !m.ok || m.a != a || m.b != b {
+		*m = sumMemo2{ok: true, a: a, b: b, sum: a.Add(b)}
+	}
+	return m.sum
+}
+
+// orderStatus is lo as a status shows it.
+func orderStatus(lo *liveOrder) OrderStatus {
+	return OrderStatus{Hash: lo.Hash, ExchangeID: lo.ExchangeID, TokenID: lo.TokenID, Outcome: lo.Outcome,
+		Side: lo.Side, Price: lo.Price, Size: lo.Size, Matched: lo.SizeMatched, State: lo.State, CreatedAt: lo.CreatedAt}
+}
+
+// statusOrders is a market's orders in the last status, and the best bid
+// and ask in YES space they gave.
+type statusOrders struct {
+	ok               bool
+	orders           []OrderStatus
+	bestBid, bestAsk decimal.Decimal
+}
+
+// same reports whether los, as a status shows them, are the orders
+// remembered, field for field (the same decimals: the same values).
+func (so *statusOrders) same(los []*liveOrder) bool {
+	if !so.ok || len(so.orders) != len(los) {
+		return false
+	}
+	for i, lo := range los {
+		if so.orders[i] != orderStatus(lo) {
+			return false
+		}
+	}
+	return true
+}
+
 func yesSpaceOf(lo *liveOrder) (decimal.Decimal, bool) {
 	buy := lo.Side == exchange.Buy
 	if lo.Outcome == strategy.Yes {

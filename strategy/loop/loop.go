@@ -156,19 +156,27 @@ type marketRun struct {
 	// ticks are, per outcome, the tick size its last book reported (the
 	// market's configured tick before the first): a change of either
 	// changes the market's tick (takeTick).
-	ticks     [2]decimal.Decimal
-	fair      float64
-	hasFair   bool
-	snap      strategy.Snapshot
-	open      []*liveOrder
-	inflight  []*liveOrder // intents from before this cycle whose answer never came: possibly live, not the planner's to cancel
-	res       strategy.PassResult
-	need      float64
-	limit     risk.Reason // the limit that held its quotes back in its last pass; 0: none
-	limLogged uint32      // the limits logged as holding it back (bit per risk.Reason) since it was last clear
-	unheld    int         // passes in a row without a limit holding it back
-	rew       rewardRun   // the liquidity-reward estimate
-	totals    [numTotals]totalsMemo
+	ticks   [2]decimal.Decimal
+	fair    float64
+	hasFair bool
+	snap    strategy.Snapshot
+	// snapFair is snap's fair value (snap.FairValue(), from fairMemo),
+	// for the estimators' observation of snap.
+	snapFair    float64
+	snapHasFair bool
+	fairMemo    strategy.FairMemo
+	open        []*liveOrder
+	inflight    []*liveOrder // intents from before this cycle whose answer never came: possibly live, not the planner's to cancel
+	res         strategy.PassResult
+	need        float64
+	limit       risk.Reason // the limit that held its quotes back in its last pass; 0: none
+	limLogged   uint32      // the limits logged as holding it back (bit per risk.Reason) since it was last clear
+	unheld      int         // passes in a row without a limit holding it back
+	rew         rewardRun   // the liquidity-reward estimate
+	totals      [numTotals]totalsMemo
+	// statusOrders is its orders in the last status (finish).
+	statusOrders statusOrders
+	statusSums   [2]sumMemo2 // its realized and marked PnL in the last status
 }
 
 // refusal returns why the market's data is refused, or "".
@@ -184,10 +192,12 @@ type liveOrder struct {
 	JournaledOrder
 	market     int
 	lastRead   time.Time
-	lastCancel time.Time // when a cancel of it was last sent (zero: never)
-	unknown    bool      // sent without an answer, and the exchange did not know it at the last read
-	suspect    bool      // the book, or a trade in the history, suggests it traded: read it first
-	rem        remMemo   // remaining's last answer
+	lastCancel time.Time   // when a cancel of it was last sent (zero: never)
+	unknown    bool        // sent without an answer, and the exchange did not know it at the last read
+	suspect    bool        // the book, or a trade in the history, suggests it traded: read it first
+	rem        remMemo     // remaining's last answer
+	clear      suspectMemo // markSuspects' last judgement, and what it judged on
+	hk         hashKeyMemo
 }
 
 // Loop is the strategy loop of DESIGN.md §3. Build it with New, then
@@ -207,6 +217,10 @@ type Loop struct {
 	orders  map[string]*liveOrder // by hash
 	pos     map[string]decimal.Decimal
 	marks   markCache
+	tape    tapeIndex
+	sums    sumMemo   // the plan's sum of the markets' totals
+	stamps  stampMemo // the books' last timestamp
+	bufs    cycleBufs // lists a cycle builds, reused by the next
 	acct    accounting
 	tally   Tally
 
@@ -234,6 +248,17 @@ type Loop struct {
 	auth       *authWatch    // sees the venue's authenticated calls (auth.go)
 	backoff    cancelBackoff // orders whose cancels keep failing (backoff.go)
 	cancelErrs errTally      // cancel failures, one line each (backoff.go)
+}
+
+// cycleBufs are lists the cycle builds every time, kept for the next
+// cycle to build into: nothing holds them past their cycle.
+type cycleBufs struct {
+	tokens         []string
+	chunks         [][]string
+	conds          []string
+	open, inflight [][]*liveOrder
+	first, rest    []*liveOrder   // readOrders'
+	status         [][]*liveOrder // finish's orders by market
 }
 
 type tokenRef struct {

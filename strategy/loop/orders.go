@@ -23,12 +23,13 @@ func (l *Loop) tapeParams() (exchange.TradesParams, bool) {
 	if l.cfg.TapeLimit <= 0 {
 		return exchange.TradesParams{}, false
 	}
-	var conds []string
+	conds := l.bufs.conds[:0]
 	for _, mr := range l.markets {
 		if mr.stopped == "" {
 			conds = append(conds, mr.m.ConditionID)
 		}
 	}
+	l.bufs.conds = conds // the venue does not keep them (the next cycle writes them)
 	if len(conds) == 0 {
 		return exchange.TradesParams{}, false
 	}
@@ -46,20 +47,27 @@ func (l *Loop) takeTape(r *tapeRead) {
 		l.log.Debug().Err(r.err).Msg("reading the tape failed")
 		return
 	}
-	byCond := map[string]int{}
-	for i, mr := range l.markets {
-		if mr.stopped == "" {
-			byCond[mr.m.ConditionID] = i
-		}
-	}
+	byCond, seen := l.tape.index(l.markets)
 	trades := r.trades
 	byTime := func(a, b exchange.Trade) int { return cmp.Compare(a.Timestamp, b.Timestamp) }
-	if !slices.IsSortedFunc(trades, byTime) {
+	if !timeSorted(trades) {
 		trades = slices.Clone(trades) // the venue's slice is not the loop's to write
 		slices.SortStableFunc(trades, byTime)
 	}
+	// Every quoted market has taken its trades up to seen (a second): the
+	// trades stamped then or before are none's to take (oldest first, they
+	// are a prefix).
+	first := 0
+	if seen != nil {
+		first, _ = slices.BinarySearchFunc(trades, *seen, func(t exchange.Trade, at int64) int {
+			if t.Timestamp <= at {
+				return -1
+			}
+			return 1
+		})
+	}
 	newest := map[int]time.Time{}
-	for i := range trades {
+	for i := first; i < len(trades); i++ {
 		t := &trades[i]
 		mi, ok := byCond[t.ConditionID]
 		if !ok {
@@ -93,6 +101,62 @@ func (l *Loop) takeTape(r *tapeRead) {
 	}
 }
 
+// timeSorted reports whether trades are oldest first
+// (slices.IsSortedFunc by Timestamp, without copying each trade).
+func timeSorted(trades []exchange.Trade) bool {
+	for i := 1; i < len(trades); i++ {
+		if trades[i].Timestamp < trades[i-1].Timestamp {
+			return false
+		}
+	}
+	return true
+}
+
+// tapeIndex is the quoted markets' index by condition id, kept while the
+// markets and which of them are quoted stay the same.
+type tapeIndex struct {
+	runs   []*marketRun // l.markets when built
+	quoted []bool       // which of them were quoted (not stopped)
+	by     map[string]int
+}
+
+// index returns the quoted markets' index by condition id, and the second
+// up to which every one of them has taken the tape's trades (nil when one
+// has taken none yet).
+func (x *tapeIndex) index(markets []*marketRun) (map[string]int, *int64) {
+	same := x.by != nil && len(x.runs) == len(markets)
+	for i := 0; same && i < len(markets); i++ {
+		same = x.runs[i] == markets[i] && x.quoted[i] == (markets[i].stopped == "")
+	}
+	if !same {
+		x.runs, x.quoted = append(x.runs[:0], markets...), x.quoted[:0]
+		x.by = make(map[string]int, len(markets))
+		for i, mr := range markets {
+			x.quoted = append(x.quoted, mr.stopped == "")
+			if mr.stopped == "" {
+				x.by[mr.m.ConditionID] = i
+			}
+		}
+	}
+	var seen int64
+	found := false
+	for i, mr := range markets {
+		if !x.quoted[i] {
+			continue
+		}
+		if mr.lastTape.IsZero() {
+			return x.by, nil
+		}
+		if s := mr.lastTape.Unix(); !found || s < seen {
+			seen, found = s, true
+		}
+	}
+	if !found {
+		return x.by, nil
+	}
+	return x.by, &seen
+}
+
 // readOrders reads our orders back from the exchange, within the read
 // budget (readBudget). First the orders there is evidence for: a trade in
 // the history or the book says it may have traded (suspect), a cancel the
@@ -105,7 +169,8 @@ func (l *Loop) takeTape(r *tapeRead) {
 // (reconciliation and shutdown).
 func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep *CycleReport, all bool) {
 	l.markSuspects()
-	var first, rest []*liveOrder
+	first, rest := l.bufs.first[:0], l.bufs.rest[:0]
+	defer func() { l.bufs.first, l.bufs.rest = clearList(first), clearList(rest) }()
 	for _, lo := range l.orders {
 		switch {
 		case all || lo.suspect:
@@ -122,13 +187,13 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 	}
 	todo := first
 	if all {
-		slices.SortFunc(todo, byAge)
+		sortByAge(todo)
 	} else {
 		rr, ev, capped := l.readBudget(now)
 		if capped {
 			todo = oldest(todo, ev)
 		} else {
-			slices.SortFunc(todo, byAge)
+			sortByAge(todo)
 			rr = max(rr-len(todo), 0) // OrderReads bounds all reads but the evidence's, as it always has
 		}
 		todo = append(todo, oldest(rest, rr)...)
@@ -140,6 +205,12 @@ func (l *Loop) readOrders(ctx context.Context, now time.Time, batch *Batch, rep 
 			l.takeOrder(lo, reads[i].eo, reads[i].err, now, batch, rep)
 		}
 	}
+}
+
+// clearList empties s for reuse, keeping no pointer.
+func clearList(s []*liveOrder) []*liveOrder {
+	clear(s)
+	return s[:0]
 }
 
 // orderRead is what one order read brought back.
@@ -265,11 +336,20 @@ func byAge(a, b *liveOrder) int {
 // reads a cycle do not sort every tracked order.
 func oldest(s []*liveOrder, k int) []*liveOrder {
 	if k >= len(s) {
-		slices.SortFunc(s, byAge)
+		sortByAge(s)
 		return s
 	}
 	if k <= 0 {
 		return s[:0]
+	}
+	if keys, ok := ageKeys(s); ok {
+		// The k first of the keys sorted side by side (byAge is a total
+		// order: the same k, in the same order, as the heap's).
+		sortAgeKeys(keys)
+		for i := range keys {
+			s[i] = keys[i].lo
+		}
+		return s[:k]
 	}
 	h := s[:k] // a max-heap by byAge: h[0] is the newest kept
 	down := func(i int) {
@@ -297,8 +377,62 @@ func oldest(s []*liveOrder, k int) []*liveOrder {
 			down(0)
 		}
 	}
-	slices.SortFunc(h, byAge)
+	sortByAge(h)
 	return h
+}
+
+// ageKey is an order's place in byAge's order, for sortByAge.
+type ageKey struct {
+	sec  int64
+	nsec int
+	hk   uint64
+	lo   *liveOrder
+}
+
+// sortByAge sorts s by byAge. When no time read has a monotonic clock
+// reading (the times of a backtest's clock; time.Time.Compare then
+// compares the times by their seconds and nanoseconds) it sorts the
+// orders' keys side by side, not through the orders.
+func sortByAge(s []*liveOrder) {
+	keys, ok := ageKeys(s)
+	if !ok {
+		slices.SortFunc(s, byAge)
+		return
+	}
+	sortAgeKeys(keys)
+	for i := range keys {
+		s[i] = keys[i].lo
+	}
+}
+
+// ageKeys returns s's keys, or false when a time read has a monotonic
+// clock reading (Compare reads it: the keys would not order as byAge).
+func ageKeys(s []*liveOrder) ([]ageKey, bool) {
+	keys := make([]ageKey, len(s))
+	for i, lo := range s {
+		t := lo.lastRead
+		if t != t.Round(0) {
+			return nil, false
+		}
+		keys[i] = ageKey{sec: t.Unix(), nsec: t.Nanosecond(), hk: lo.hashKey(), lo: lo}
+	}
+	return keys, true
+}
+
+// sortAgeKeys sorts keys as byAge sorts their orders.
+func sortAgeKeys(keys []ageKey) {
+	slices.SortFunc(keys, func(a, b ageKey) int {
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+			return c
+		}
+		if a.hk != b.hk {
+			return cmp.Compare(a.hk, b.hk)
+		}
+		return strings.Compare(a.lo.Hash, b.lo.Hash)
+	})
 }
 
 // markSuspects flags live orders that the book says may have traded: a bid
@@ -318,20 +452,46 @@ func (l *Loop) markSuspects() {
 		if lo.Side == exchange.Sell {
 			own, opp = b.Asks, b.Bids
 		}
-		if len(opp) > 0 && ((lo.Side == exchange.Buy && opp[0].Price.LessThanOrEqual(lo.Price)) ||
-			(lo.Side == exchange.Sell && opp[0].Price.GreaterThanOrEqual(lo.Price))) {
-			lo.suspect = true
+		rem := remaining(lo)
+		if m := &lo.clear; m.ok && sameLevels(m.own, own) && sameLevels(m.opp, opp) && m.price == lo.Price && m.rem == rem {
+			lo.suspect = m.suspect // judged before on the very levels, price and size
 			continue
 		}
-		level := decimal.Zero
-		for _, pl := range own {
-			if pl.Price.Equal(lo.Price) {
-				level = pl.Size
-				break
-			}
-		}
-		if level.LessThan(remaining(lo)) {
-			lo.suspect = true
+		lo.suspect = suspectOn(lo.Side, lo.Price, rem, own, opp)
+		lo.clear = suspectMemo{ok: true, own: own, opp: opp, price: lo.Price, rem: rem, suspect: lo.suspect}
+	}
+}
+
+// suspectOn reports whether an order of side sd at price with rem left may
+// have traded, by its book's side own and the opposite side opp: the best
+// opposite price crosses it, or the level at its price holds less than rem.
+func suspectOn(sd exchange.Side, price, rem decimal.Decimal, own, opp []exchange.PriceLevel) bool {
+	if len(opp) > 0 && ((sd == exchange.Buy && opp[0].Price.LessThanOrEqual(price)) ||
+		(sd == exchange.Sell && opp[0].Price.GreaterThanOrEqual(price))) {
+		return true
+	}
+	level := decimal.Zero
+	for _, pl := range own {
+		if pl.Price.Equal(price) {
+			level = pl.Size
+			break
 		}
 	}
+	return level.LessThan(rem)
+}
+
+// suspectMemo is markSuspects' last judgement of an order, and what it
+// judged on: its book's level slices (the loop never writes the levels of
+// a book it took: a changed book comes in new slices), its price and
+// remaining size (the same decimals hold the same values).
+type suspectMemo struct {
+	ok         bool
+	own, opp   []exchange.PriceLevel
+	price, rem decimal.Decimal
+	suspect    bool
+}
+
+// sameLevels reports whether a and b are the same slice (empty ones are).
+func sameLevels(a, b []exchange.PriceLevel) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

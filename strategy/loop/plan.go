@@ -33,17 +33,20 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 	rem := strategy.Budget{Places: vb.Orders, Cancels: vb.Cancels}
 
 	totals := make([]risk.Totals, len(l.markets))
-	var sum risk.Totals
+	sm := &l.sums
+	sm.cur, sm.curIn = sm.cur[:0], sm.curIn[:0]
 	for i, mr := range l.markets {
 		totals[i] = mr.totals[totalsOpen].totals(riskFair(mr), mr.snap.Position, mr.open)
-		sum = addTotals(sum, totals[i])
+		var in risk.Totals
 		if len(mr.inflight) > 0 {
 			// Intents whose answer never came may be live: they count in
 			// the totals (as the others' orders, even for their own market:
 			// the planner cannot cancel what the exchange does not show).
-			sum = addTotals(sum, mr.totals[totalsInflight].totals(riskFair(mr), [2]decimal.Decimal{}, mr.inflight))
+			in = mr.totals[totalsInflight].totals(riskFair(mr), [2]decimal.Decimal{}, mr.inflight)
 		}
+		sm.cur, sm.curIn = append(sm.cur, totals[i], in), append(sm.curIn, len(mr.inflight) > 0)
 	}
+	sum := sm.total()
 
 	var cancels []*liveOrder
 	var active []int
@@ -55,8 +58,8 @@ func (l *Loop) plan(now time.Time, rep *CycleReport) ([]*liveOrder, []placement)
 		if mr.unread {
 			continue // its books were not read this cycle: hold its orders until they are (or go stale)
 		}
-		mr.st.Observe(&mr.snap)
-		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), subTotals(sum, totals[i]))
+		mr.st.ObserveFair(&mr.snap, mr.snapFair, mr.snapHasFair) // Observe, with the fair value refresh found
+		res, err := mr.q.Pass(&mr.snap, mr.st, strategy.Unlimited(), sm.others(i))
 		if err != nil {
 			l.log.Warn().Str("market", mr.m.ConditionID).Err(err).Msg("planning failed")
 			l.noteErr(i, "planning: "+err.Error())
@@ -184,6 +187,132 @@ func needOf(r *strategy.PassResult) float64 {
 		n += r.Places[i].Value
 	}
 	return n
+}
+
+// sumMemo is the plan's sum of every market's totals, and each market's
+// others (the sum less its own), kept while the totals it was made of are
+// the very ones (the markets' totals memos hand back the same decimals; a
+// decimal that is the same holds the same value).
+//
+// The sums are the decimals addTotals and subTotals give, to the exponent:
+// a decimal sum or difference has the smaller exponent of its operands and
+// is exact, so when every total is a whole number of exchange.Fixed base
+// units (as risk.MarketTotals' are) they are summed in integers and the
+// decimal made at the smallest exponent met.
+type sumMemo struct {
+	ok     bool
+	in     []risk.Totals // per market its open orders' totals, then its intents' in flight (when inIn)
+	inIn   []bool
+	fx     []fixedTotals // in's, in base units
+	sum    risk.Totals
+	fsum   fixedTotals // sum's, when fixed
+	fixed  bool
+	other  []risk.Totals // others(i), when hasOther[i]
+	hasOth []bool
+
+	cur   []risk.Totals // this plan's, as in and inIn
+	curIn []bool
+}
+
+// fixedTotals is a risk.Totals in base units, with its decimals' exponents.
+type fixedTotals struct {
+	ok                   bool
+	shares, atRisk       int64
+	sharesExp, atRiskExp int32
+}
+
+// sumLimit bounds the values summed in integers (10^9 shares), far from
+// overflowing for any number of markets a loop quotes.
+const sumLimit exchange.Fixed = 1_000_000_000 * exchange.FixedScale
+
+func toFixedTotals(t risk.Totals) fixedTotals {
+	s, okS := toBase(t.Shares)
+	a, okA := toBase(t.AtRisk)
+	return fixedTotals{ok: okS && okA, shares: s, atRisk: a, sharesExp: t.Shares.Exponent(), atRiskExp: t.AtRisk.Exponent()}
+}
+
+// toBase returns d in base units when it is a whole number of them within
+// sumLimit, with an exponent of at least -FixedDecimals.
+func toBase(d decimal.Decimal) (int64, bool) {
+	if d.Exponent() < -exchange.FixedDecimals {
+		return 0, false
+	}
+	f, err := exchange.FixedFromDecimal(d)
+	if err != nil || f > sumLimit || f < -sumLimit {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// fromBase returns the decimal of v base units at exponent exp (v is a
+// multiple of 10^(exp+FixedDecimals)), as decimal arithmetic gives it.
+func fromBase(v int64, exp int32) decimal.Decimal {
+	for e := exp; e > -exchange.FixedDecimals; e-- {
+		v /= 10
+	}
+	return decimal.New(v, exp)
+}
+
+// total returns the sum of cur's totals (in flight only when curIn), in
+// market order, from the memo when cur holds the very totals it was made of.
+func (m *sumMemo) total() risk.Totals {
+	if m.ok && slices.Equal(m.in, m.cur) && slices.Equal(m.inIn, m.curIn) {
+		return m.sum
+	}
+	fx := m.fx
+	for j, t := range m.cur {
+		switch {
+		case j < len(fx) && j < len(m.in) && m.in[j] == t: // the very decimals
+		case j < len(fx):
+			fx[j] = toFixedTotals(t)
+		default:
+			fx = append(fx, toFixedTotals(t))
+		}
+	}
+	m.fx = fx[:len(m.cur)]
+	var sum risk.Totals
+	var fs fixedTotals // the exponents start at the zero decimal's, 0
+	fs.ok = true
+	for i, in := range m.curIn {
+		for j := 2 * i; j < 2*i+1 || (in && j == 2*i+1); j++ {
+			f := m.fx[j]
+			fs.ok = fs.ok && f.ok
+			fs.shares, fs.atRisk = fs.shares+f.shares, fs.atRisk+f.atRisk
+			fs.sharesExp, fs.atRiskExp = min(fs.sharesExp, f.sharesExp), min(fs.atRiskExp, f.atRiskExp)
+			sum.Open += m.cur[j].Open
+		}
+	}
+	if fs.ok {
+		sum.Shares, sum.AtRisk = fromBase(fs.shares, fs.sharesExp), fromBase(fs.atRisk, fs.atRiskExp)
+	} else {
+		sum = risk.Totals{}
+		for i, in := range m.curIn {
+			sum = addTotals(sum, m.cur[2*i])
+			if in {
+				sum = addTotals(sum, m.cur[2*i+1])
+			}
+		}
+	}
+	m.ok, m.sum, m.fsum, m.fixed = true, sum, fs, fs.ok
+	m.in, m.inIn = append(m.in[:0], m.cur...), append(m.inIn[:0], m.curIn...)
+	m.other = append(m.other[:0], make([]risk.Totals, len(m.curIn))...)
+	m.hasOth = append(m.hasOth[:0], make([]bool, len(m.curIn))...)
+	return sum
+}
+
+// others returns the sum less market i's open orders' totals.
+func (m *sumMemo) others(i int) risk.Totals {
+	if !m.hasOth[i] {
+		if f := m.fx[2*i]; m.fixed {
+			// The sum's exponents are at most the market's: the difference keeps them.
+			m.other[i] = risk.Totals{Shares: fromBase(m.fsum.shares-f.shares, m.fsum.sharesExp),
+				AtRisk: fromBase(m.fsum.atRisk-f.atRisk, m.fsum.atRiskExp), Open: m.sum.Open - m.in[2*i].Open}
+		} else {
+			m.other[i] = subTotals(m.sum, m.in[2*i])
+		}
+		m.hasOth[i] = true
+	}
+	return m.other[i]
 }
 
 func addTotals(a, b risk.Totals) risk.Totals {

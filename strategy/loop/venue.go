@@ -22,7 +22,9 @@ import (
 // the same order) is not checked and sorted again, and the loop keeps the
 // slices it has. The loop, for its part,
 // never writes what a venue returns (books, the tape, orders), so a venue
-// may answer from what it keeps.
+// may answer from what it keeps. The token ids of Books and the markets of
+// Trades' parameters are the loop's, valid during the call: a venue that
+// keeps them copies them.
 type Venue interface {
 	Books(ctx context.Context, tokenIDs []string) ([]exchange.OrderBook, error)
 	Trades(ctx context.Context, p exchange.TradesParams) ([]exchange.Trade, error)
