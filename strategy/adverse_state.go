@@ -162,22 +162,29 @@ func (a *AdverseState) takePrints(s *Snapshot) {
 		if !t.Time.After(a.lastPrint) {
 			break // oldest first: the ones before were seen too
 		}
-		if !t.Outcome.Valid() {
-			continue
-		}
-		if t.Time.After(newest) {
-			newest = t.Time
-		}
-		y := toYes(t.Outcome, t.Price.InexactFloat64())
-		const eps = 1e-9
-		if a.hasRest[sideBid] && y < a.resting[sideBid]-eps {
-			a.Through[sideBid] = s.Now
-		}
-		if a.hasRest[sideAsk] && y > a.resting[sideAsk]+eps {
-			a.Through[sideAsk] = s.Now
-		}
+		newest = a.takePrint(t, s.Now, newest)
 	}
 	a.lastPrint = newest
+}
+
+// takePrint takes one new print at now and returns the newest print time
+// with it.
+func (a *AdverseState) takePrint(t *TradePrint, now, newest time.Time) time.Time {
+	if !t.Outcome.Valid() {
+		return newest
+	}
+	if t.Time.After(newest) {
+		newest = t.Time
+	}
+	y := toYes(t.Outcome, t.Price.InexactFloat64())
+	const eps = 1e-9
+	if a.hasRest[sideBid] && y < a.resting[sideBid]-eps {
+		a.Through[sideBid] = now
+	}
+	if a.hasRest[sideAsk] && y > a.resting[sideAsk]+eps {
+		a.Through[sideAsk] = now
+	}
+	return newest
 }
 
 // restingFrom records our best bid and ask among the snapshot's open

@@ -97,18 +97,26 @@ func (e *IntensityEstimator) Update(fair float64, trades []TradePrint, now time.
 		if !logit {
 			x, logit = Logit(fair), true
 		}
-		p := t.Price.InexactFloat64()
-		if !(p > 0 && p < 1) {
-			continue
-		}
-		d := math.Abs(Logit(toYes(t.Outcome, p)) - x)
-		b := min(int(d/e.p.BinWidth), len(e.counts)-1)
-		e.counts[b]++
-		if t.Time.After(newest) {
-			newest = t.Time
-		}
+		newest = e.count(t, x, newest)
 	}
 	e.lastTrade = newest
+}
+
+// count adds one new trade to the bin of its distance from the fair value
+// (logit x) and returns the newest trade time with it; a trade priced
+// outside (0, 1) counts nowhere.
+func (e *IntensityEstimator) count(t *TradePrint, x float64, newest time.Time) time.Time {
+	p := t.Price.InexactFloat64()
+	if !(p > 0 && p < 1) {
+		return newest
+	}
+	d := math.Abs(Logit(toYes(t.Outcome, p)) - x)
+	b := min(int(d/e.p.BinWidth), len(e.counts)-1)
+	e.counts[b]++
+	if t.Time.After(newest) {
+		newest = t.Time
+	}
+	return newest
 }
 
 // Fit returns the current A (trades per second at distance 0) and k (per

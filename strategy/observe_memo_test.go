@@ -85,16 +85,7 @@ func forwardIntensity(e *IntensityEstimator, fair float64, trades []TradePrint, 
 		if !t.Time.After(e.lastTrade) || t.Time.After(now) || !t.Outcome.Valid() {
 			continue
 		}
-		p := t.Price.InexactFloat64()
-		if !(p > 0 && p < 1) {
-			continue
-		}
-		d := math.Abs(Logit(toYes(t.Outcome, p)) - x)
-		b := min(int(d/e.p.BinWidth), len(e.counts)-1)
-		e.counts[b]++
-		if t.Time.After(newest) {
-			newest = t.Time
-		}
+		newest = e.count(t, x, newest)
 	}
 	e.lastTrade = newest
 }
@@ -104,19 +95,8 @@ func forwardPrints(a *AdverseState, s *Snapshot) {
 	newest := a.lastPrint
 	for i := range s.Trades {
 		t := &s.Trades[i]
-		if !t.Time.After(a.lastPrint) || !t.Outcome.Valid() {
-			continue
-		}
-		if t.Time.After(newest) {
-			newest = t.Time
-		}
-		y := toYes(t.Outcome, t.Price.InexactFloat64())
-		const eps = 1e-9
-		if a.hasRest[sideBid] && y < a.resting[sideBid]-eps {
-			a.Through[sideBid] = s.Now
-		}
-		if a.hasRest[sideAsk] && y > a.resting[sideAsk]+eps {
-			a.Through[sideAsk] = s.Now
+		if t.Time.After(a.lastPrint) {
+			newest = a.takePrint(t, s.Now, newest)
 		}
 	}
 	a.lastPrint = newest

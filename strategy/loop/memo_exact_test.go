@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,37 +111,9 @@ func plainTakeTape(l *Loop, trades []exchange.Trade) {
 	}
 	newest := map[int]time.Time{}
 	for i := range trades {
-		t := &trades[i]
-		mi, ok := byCond[t.ConditionID]
-		if !ok {
-			continue
-		}
-		mr := l.markets[mi]
-		ts := time.Unix(t.Timestamp, 0)
-		if !ts.After(mr.lastTape) {
-			continue
-		}
-		o := strategy.Outcome(t.OutcomeIndex)
-		if idx := strings.LastIndexByte(t.Asset, ':'); idx >= 0 {
-			if n, err := strconv.Atoi(t.Asset[idx+1:]); err == nil {
-				o = strategy.Outcome(n)
-			}
-		}
-		if !o.Valid() {
-			continue
-		}
-		mr.trades = append(mr.trades, strategy.TradePrint{Outcome: o, Side: t.Side, Price: t.Price.Decimal, Size: t.Size.Decimal, Time: ts})
-		if ts.After(newest[mi]) {
-			newest[mi] = ts
-		}
+		l.tapeTrade(&trades[i], byCond, newest)
 	}
-	for mi, ts := range newest {
-		mr := l.markets[mi]
-		mr.lastTape = ts
-		if n := len(mr.trades); n > maxTape {
-			mr.trades = append(mr.trades[:0], mr.trades[n-maxTape:]...)
-		}
-	}
+	l.trimTapes(newest)
 }
 
 // TestTapeSkipIsExact holds takeTape, which skips the trades every quoted

@@ -68,37 +68,9 @@ func (l *Loop) takeTape(r *tapeRead) {
 	}
 	newest := map[int]time.Time{}
 	for i := first; i < len(trades); i++ {
-		t := &trades[i]
-		mi, ok := byCond[t.ConditionID]
-		if !ok {
-			continue
-		}
-		mr := l.markets[mi]
-		ts := time.Unix(t.Timestamp, 0)
-		if !ts.After(mr.lastTape) {
-			continue
-		}
-		o := strategy.Outcome(t.OutcomeIndex)
-		if idx := strings.LastIndexByte(t.Asset, ':'); idx >= 0 {
-			if n, err := strconv.Atoi(t.Asset[idx+1:]); err == nil {
-				o = strategy.Outcome(n)
-			}
-		}
-		if !o.Valid() {
-			continue
-		}
-		mr.trades = append(mr.trades, strategy.TradePrint{Outcome: o, Side: t.Side, Price: t.Price.Decimal, Size: t.Size.Decimal, Time: ts})
-		if ts.After(newest[mi]) {
-			newest[mi] = ts
-		}
+		l.tapeTrade(&trades[i], byCond, newest)
 	}
-	for mi, ts := range newest {
-		mr := l.markets[mi]
-		mr.lastTape = ts
-		if n := len(mr.trades); n > maxTape {
-			mr.trades = append(mr.trades[:0], mr.trades[n-maxTape:]...)
-		}
-	}
+	l.trimTapes(newest)
 }
 
 // timeSorted reports whether trades are oldest first
@@ -494,4 +466,43 @@ type suspectMemo struct {
 // sameLevels reports whether a and b are the same slice (empty ones are).
 func sameLevels(a, b []exchange.PriceLevel) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// tapeTrade appends one trade of the tape to its market's tape when it is
+// newer than the market has taken, and notes the market's newest time.
+func (l *Loop) tapeTrade(t *exchange.Trade, byCond map[string]int, newest map[int]time.Time) {
+	mi, ok := byCond[t.ConditionID]
+	if !ok {
+		return
+	}
+	mr := l.markets[mi]
+	ts := time.Unix(t.Timestamp, 0)
+	if !ts.After(mr.lastTape) {
+		return
+	}
+	o := strategy.Outcome(t.OutcomeIndex)
+	if idx := strings.LastIndexByte(t.Asset, ':'); idx >= 0 {
+		if n, err := strconv.Atoi(t.Asset[idx+1:]); err == nil {
+			o = strategy.Outcome(n)
+		}
+	}
+	if !o.Valid() {
+		return
+	}
+	mr.trades = append(mr.trades, strategy.TradePrint{Outcome: o, Side: t.Side, Price: t.Price.Decimal, Size: t.Size.Decimal, Time: ts})
+	if ts.After(newest[mi]) {
+		newest[mi] = ts
+	}
+}
+
+// trimTapes moves each market's taken time to its newest trade and keeps
+// its last maxTape trades.
+func (l *Loop) trimTapes(newest map[int]time.Time) {
+	for mi, ts := range newest {
+		mr := l.markets[mi]
+		mr.lastTape = ts
+		if n := len(mr.trades); n > maxTape {
+			mr.trades = append(mr.trades[:0], mr.trades[n-maxTape:]...)
+		}
+	}
 }
