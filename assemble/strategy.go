@@ -94,6 +94,7 @@ func adverseParams(a *configs.Adverse) strategy.AdverseParams {
 		ThroughCooling: a.ThroughCooling.Std(), JumpCooling: a.JumpCooling.Std(), JumpK: a.JumpK, JumpMinTicks: a.JumpMinTicks,
 		MarkoutHorizon: a.MarkoutHorizon.Std(), MarkoutFills: a.MarkoutFills, MarkoutThreshold: a.MarkoutThreshold,
 		WidenTicks: a.WidenTicks, WidenMultiple: a.WidenMultiple, WidenCapTicks: a.WidenCapTicks,
+		FlowWindow: a.FlowWindow.Std(), FlowMinPrints: a.FlowMinPrints, FlowThreshold: a.FlowThreshold, FlowTicks: a.FlowTicks,
 	}
 }
 

@@ -107,6 +107,10 @@ type Adverse struct {
 	WidenTicks       float64  `koanf:"widen_ticks"`
 	WidenMultiple    float64  `koanf:"widen_multiple"` // × the mean loss per share
 	WidenCapTicks    float64  `koanf:"widen_cap_ticks"`
+	FlowWindow       Duration `koanf:"flow_window"`     // the prints whose takers' net direction is read
+	FlowMinPrints    int      `koanf:"flow_min_prints"` // ... at least this many of them
+	FlowThreshold    float64  `koanf:"flow_threshold"`  // an imbalance beyond this moves the side they take
+	FlowTicks        float64  `koanf:"flow_ticks"`      // ... by up to this many ticks (at imbalance 1)
 }
 
 // Guard is [strategy.guard]: the watcher that cancels every live order and

@@ -107,7 +107,8 @@ func Defaults() Config {
 			EndDate: EndDate{Taper: Duration(24 * time.Hour), ReduceOnly: Duration(6 * time.Hour), Stop: Duration(time.Hour)},
 			Adverse: Adverse{Enabled: true, BackoffTicks: 1, BackoffFor: Duration(5 * time.Second), PauseFraction: 1, PauseFor: Duration(5 * time.Second),
 				ThroughCooling: Duration(3 * time.Second), JumpCooling: Duration(10 * time.Second), JumpK: 5, JumpMinTicks: 2, MarkoutHorizon: Duration(10 * time.Second), MarkoutFills: 20,
-				MarkoutThreshold: 0.005, WidenTicks: 1, WidenMultiple: 1, WidenCapTicks: 5},
+				MarkoutThreshold: 0.005, WidenTicks: 1, WidenMultiple: 1, WidenCapTicks: 5,
+				FlowWindow: Duration(time.Minute), FlowMinPrints: 5, FlowThreshold: 0.2, FlowTicks: 6},
 			Guard: Guard{Period: Duration(time.Second), MaxCycleGap: Duration(15 * time.Second)},
 		},
 		Risk: Risk{

@@ -80,19 +80,23 @@ func (a Adverse) validate(v *validator) {
 		key string
 		v   float64
 	}{{"backoff_ticks", a.BackoffTicks}, {"jump_k", a.JumpK}, {"jump_min_ticks", a.JumpMinTicks}, {"markout_threshold", a.MarkoutThreshold},
-		{"widen_ticks", a.WidenTicks}, {"widen_multiple", a.WidenMultiple}, {"widen_cap_ticks", a.WidenCapTicks}} {
+		{"widen_ticks", a.WidenTicks}, {"widen_multiple", a.WidenMultiple}, {"widen_cap_ticks", a.WidenCapTicks},
+		{"flow_ticks", a.FlowTicks}} {
 		v.check(finite(f.v) && f.v >= 0, "strategy.adverse."+f.key, f.v, "must be >= 0")
 	}
 	for _, f := range []struct {
 		key string
 		v   Duration
-	}{{"backoff_for", a.BackoffFor}, {"pause_for", a.PauseFor}, {"through_cooling", a.ThroughCooling}, {"jump_cooling", a.JumpCooling}} {
+	}{{"backoff_for", a.BackoffFor}, {"pause_for", a.PauseFor}, {"through_cooling", a.ThroughCooling}, {"jump_cooling", a.JumpCooling},
+		{"flow_window", a.FlowWindow}} {
 		v.check(f.v >= 0 && f.v.Std() <= time.Hour, "strategy.adverse."+f.key, f.v, "must be in [0, 1h]")
 	}
 	v.check(a.BackoffTicks == 0 || a.BackoffFor > 0, "strategy.adverse.backoff_for", a.BackoffFor, "must be > 0 when backoff_ticks is set")
 	v.check(a.PauseFor == 0 || (finite(a.PauseFraction) && a.PauseFraction > 0 && a.PauseFraction <= 1),
 		"strategy.adverse.pause_fraction", a.PauseFraction, "must be in (0, 1] when pause_for is set")
 	v.check(a.MarkoutFills >= 0 && a.MarkoutFills <= 256, "strategy.adverse.markout_fills", a.MarkoutFills, "must be in [0, 256]")
+	v.check(finite(a.FlowThreshold) && a.FlowThreshold >= 0 && a.FlowThreshold < 1, "strategy.adverse.flow_threshold", a.FlowThreshold, "must be in [0, 1)")
+	v.check(a.FlowMinPrints >= 0 && a.FlowMinPrints <= 256, "strategy.adverse.flow_min_prints", a.FlowMinPrints, "must be in [0, 256]")
 	h := a.MarkoutHorizon.Std()
 	v.check(a.MarkoutFills == 0 || h == time.Second || h == 10*time.Second || h == time.Minute,
 		"strategy.adverse.markout_horizon", a.MarkoutHorizon, "must be 1s, 10s or 60s (the measured horizons)")

@@ -188,6 +188,13 @@ var validateCases = []struct {
 	{"adverse markout off, any horizon", func(c *Config) {
 		c.Strategy.Adverse.MarkoutFills, c.Strategy.Adverse.MarkoutHorizon = 0, Duration(5*time.Second)
 	}, nil},
+	{"adverse flow bad values", func(c *Config) {
+		a := &c.Strategy.Adverse
+		a.FlowWindow, a.FlowMinPrints, a.FlowThreshold, a.FlowTicks = Duration(2*time.Hour), -1, 1, math.NaN()
+	}, []string{"strategy.adverse.flow_ticks", "strategy.adverse.flow_window", "strategy.adverse.flow_threshold", "strategy.adverse.flow_min_prints"}},
+	{"adverse flow threshold negative, window negative", func(c *Config) {
+		c.Strategy.Adverse.FlowThreshold, c.Strategy.Adverse.FlowWindow = -0.5, Duration(-time.Second)
+	}, []string{"strategy.adverse.flow_window", "strategy.adverse.flow_threshold"}},
 	{"guard period zero", func(c *Config) { c.Strategy.Guard.Period = 0 }, []string{"strategy.guard.period"}},
 	{"guard gap not above period", func(c *Config) {
 		c.Strategy.Guard.Period, c.Strategy.Guard.MaxCycleGap = Duration(5*time.Second), Duration(5*time.Second)

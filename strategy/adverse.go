@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// AdverseParams configure WithAdverse's three rules against adverse
+// AdverseParams configure WithAdverse's four rules against adverse
 // selection. A zero field turns its part off (see each).
 type AdverseParams struct {
 	// Rule 1, after a fill. The filled side (in YES space: a BUY YES or
@@ -47,6 +47,21 @@ type AdverseParams struct {
 	WidenTicks       float64
 	WidenMultiple    float64
 	WidenCapTicks    float64
+
+	// Rule 4, the flow. When the prints of the last FlowWindow (at least
+	// FlowMinPrints of them) lean one way, the net direction of their
+	// takers beyond FlowThreshold (AdverseState.FlowImbalance: (buyers −
+	// sellers) / prints, in YES space) moves the side they take from away
+	// from the fair value: the ask when buyers lead, the bid when sellers
+	// do, by FlowTicks ticks at an imbalance of 1 and linearly less down
+	// to nothing at FlowThreshold. Takers who know where the value goes
+	// trade the same way (Glosten–Milgrom: a buy is news), so their side
+	// of the book is the one the next informed taker will take. A zero
+	// FlowWindow or FlowTicks turns the rule off.
+	FlowWindow    time.Duration
+	FlowMinPrints int
+	FlowThreshold float64
+	FlowTicks     float64
 }
 
 // DefaultAdverseParams returns the documented defaults (docs/strategies.md):
@@ -57,6 +72,7 @@ func DefaultAdverseParams() AdverseParams {
 		ThroughCooling: 3 * time.Second, JumpCooling: 10 * time.Second, JumpK: 5, JumpMinTicks: 2,
 		MarkoutHorizon: 10 * time.Second, MarkoutFills: 20, MarkoutThreshold: 0.005,
 		WidenTicks: 1, WidenMultiple: 1, WidenCapTicks: 5,
+		FlowWindow: time.Minute, FlowMinPrints: 5, FlowThreshold: 0.2, FlowTicks: 6,
 	}
 }
 
@@ -72,7 +88,8 @@ func (p AdverseParams) Validate() error {
 		name string
 		v    float64
 	}{{"BackoffTicks", p.BackoffTicks}, {"JumpK", p.JumpK}, {"JumpMinTicks", p.JumpMinTicks}, {"MarkoutThreshold", p.MarkoutThreshold},
-		{"WidenTicks", p.WidenTicks}, {"WidenMultiple", p.WidenMultiple}, {"WidenCapTicks", p.WidenCapTicks}} {
+		{"WidenTicks", p.WidenTicks}, {"WidenMultiple", p.WidenMultiple}, {"WidenCapTicks", p.WidenCapTicks},
+		{"FlowTicks", p.FlowTicks}} {
 		if err := nonNeg(f.name, f.v); err != nil {
 			return err
 		}
@@ -80,7 +97,8 @@ func (p AdverseParams) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    time.Duration
-	}{{"BackoffFor", p.BackoffFor}, {"PauseFor", p.PauseFor}, {"ThroughCooling", p.ThroughCooling}, {"JumpCooling", p.JumpCooling}} {
+	}{{"BackoffFor", p.BackoffFor}, {"PauseFor", p.PauseFor}, {"ThroughCooling", p.ThroughCooling}, {"JumpCooling", p.JumpCooling},
+		{"FlowWindow", p.FlowWindow}} {
 		if f.v < 0 || f.v > adverseJumpAge {
 			return fmt.Errorf("strategy: adverse: %s must be in [0, %s], got %s", f.name, adverseJumpAge, f.v)
 		}
@@ -90,6 +108,10 @@ func (p AdverseParams) Validate() error {
 		return fmt.Errorf("strategy: adverse: BackoffFor must be > 0 when BackoffTicks is set")
 	case p.PauseFor > 0 && !(p.PauseFraction > 0 && p.PauseFraction <= 1):
 		return fmt.Errorf("strategy: adverse: PauseFraction must be in (0, 1] when PauseFor is set, got %v", p.PauseFraction)
+	case !(p.FlowThreshold >= 0 && p.FlowThreshold < 1):
+		return fmt.Errorf("strategy: adverse: FlowThreshold must be in [0, 1), got %v", p.FlowThreshold)
+	case p.FlowMinPrints < 0 || p.FlowMinPrints > adverseFlowRing:
+		return fmt.Errorf("strategy: adverse: FlowMinPrints must be in [0, %d], got %d", adverseFlowRing, p.FlowMinPrints)
 	case p.MarkoutFills < 0 || p.MarkoutFills > markoutRing:
 		return fmt.Errorf("strategy: adverse: MarkoutFills must be in [0, %d], got %d", markoutRing, p.MarkoutFills)
 	}
@@ -125,6 +147,7 @@ type AdverseAction struct {
 	Paused  [2]bool    // per YES-space side (0 bid, 1 ask)
 	Away    [2]float64 // per side, price units moved away from the fair value
 	Widened float64    // the markout rule's share of Away, per side
+	Flow    [2]float64 // the flow rule's share of Away, per side
 }
 
 // Action returns what the rules of p do at s.Now given the state a.
@@ -158,6 +181,16 @@ func (p AdverseParams) Action(a *AdverseState, s *Snapshot) AdverseAction {
 	}
 	for sd := range backoff {
 		act.Away[sd] = min(backoff[sd], 1) * p.BackoffTicks * tick
+	}
+	if p.FlowWindow > 0 && p.FlowTicks > 0 {
+		if im, n := a.FlowImbalance(now, p.FlowWindow); n >= max(p.FlowMinPrints, 1) && math.Abs(im) > p.FlowThreshold {
+			sd := sideAsk // buyers lead: the ask is what they take
+			if im < 0 {
+				sd = sideBid
+			}
+			act.Flow[sd] = (math.Abs(im) - p.FlowThreshold) / (1 - p.FlowThreshold) * p.FlowTicks * tick
+			act.Away[sd] += act.Flow[sd]
+		}
 	}
 	if p.MarkoutFills > 0 {
 		if m, n := a.Markouts.Recent(p.horizonIndex(), p.MarkoutFills); n >= p.MarkoutFills && m < -p.MarkoutThreshold {

@@ -15,6 +15,9 @@ const (
 	// adverseJumpAge is how long a jump is remembered: the longest cooling
 	// period the rules accept.
 	adverseJumpAge = time.Hour
+	// adverseFlowRing is how many prints the flow rule remembers: a
+	// window that holds more counts only the newest this many.
+	adverseFlowRing = 256
 )
 
 // Quote sides in YES space, indexing AdverseState's per-side facts.
@@ -68,7 +71,18 @@ type AdverseState struct {
 	restOK    bool
 	lastPrint time.Time
 
+	// flow is the tape's last prints, each with the YES-space direction
+	// of its taker (+1 a buyer of YES or seller of NO, −1 the other way),
+	// oldest overwritten first (adverseFlowRing).
+	flow  [adverseFlowRing]flowPrint
+	nFlow int
+
 	Markouts MarkoutTracker
+}
+
+type flowPrint struct {
+	at  time.Time
+	dir int8 // +1: the taker bought YES (or sold NO); −1: sold YES (or bought NO)
 }
 
 type adverseFill struct {
@@ -156,13 +170,13 @@ func (a *AdverseState) observe(s *Snapshot, f float64, hasF bool, prevX float64,
 // not depend on the order the prints are taken in (the newest time is a
 // maximum, a side's time is the snapshot's).
 func (a *AdverseState) takePrints(s *Snapshot) {
+	k := len(s.Trades) // the first new print
+	for k > 0 && s.Trades[k-1].Time.After(a.lastPrint) {
+		k-- // oldest first: the ones before a seen print were seen too
+	}
 	newest := a.lastPrint
-	for i := len(s.Trades) - 1; i >= 0; i-- {
-		t := &s.Trades[i]
-		if !t.Time.After(a.lastPrint) {
-			break // oldest first: the ones before were seen too
-		}
-		newest = a.takePrint(t, s.Now, newest)
+	for i := k; i < len(s.Trades); i++ {
+		newest = a.takePrint(&s.Trades[i], s.Now, newest)
 	}
 	a.lastPrint = newest
 }
@@ -176,6 +190,12 @@ func (a *AdverseState) takePrint(t *TradePrint, now, newest time.Time) time.Time
 	if t.Time.After(newest) {
 		newest = t.Time
 	}
+	dir := int8(-1)
+	if bidLike(t.Outcome, t.Side) {
+		dir = 1
+	}
+	a.flow[a.nFlow%adverseFlowRing] = flowPrint{at: t.Time, dir: dir}
+	a.nFlow++
 	y := toYes(t.Outcome, t.Price.InexactFloat64())
 	const eps = 1e-9
 	if a.hasRest[sideBid] && y < a.resting[sideBid]-eps {
@@ -261,4 +281,29 @@ func (a *AdverseState) eachFill(fn func(f adverseFill) bool) {
 			return
 		}
 	}
+}
+
+// FlowImbalance returns the net direction of the takers of the prints in
+// the window before now (within it: at most window old, and not after
+// now): (buyers − sellers) / prints, in YES space, in [−1, 1], and how
+// many prints it counts (at most the newest adverseFlowRing).
+func (a *AdverseState) FlowImbalance(now time.Time, window time.Duration) (imbalance float64, n int) {
+	net := 0
+	k := min(a.nFlow, adverseFlowRing)
+	for i := 1; i <= k; i++ {
+		f := &a.flow[(a.nFlow-i)%adverseFlowRing]
+		age := now.Sub(f.at)
+		if age >= window {
+			break
+		}
+		if age < 0 {
+			continue
+		}
+		net += int(f.dir)
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(net) / float64(n), n
 }

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +195,78 @@ func TestAdverseMarkouts(t *testing.T) {
 	})
 }
 
+// prints returns n prints at t0+at of takers buying YES (dir +1) or
+// selling it (−1), each in turn as a YES or a NO order (a buyer of NO
+// sells YES).
+func prints(at time.Duration, dir, n int) []TradePrint {
+	var out []TradePrint
+	for i := range n {
+		o, sd := Yes, exchange.Buy
+		if dir < 0 {
+			sd = exchange.Sell
+		}
+		if i%2 == 1 { // the same direction, as a NO order
+			o, sd = No, sd.Opposite()
+		}
+		out = append(out, tprint(at, o, sd, "0.50"))
+	}
+	return out
+}
+
+func TestAdverseFlow(t *testing.T) {
+	p := AdverseParams{FlowWindow: time.Minute, FlowMinPrints: 5, FlowThreshold: 0.2, FlowTicks: 4}
+	tape := func(steps ...[]TradePrint) []step {
+		var all []TradePrint
+		var out []step
+		for i, s := range steps {
+			all = append(all, s...)
+			out = append(out, observeAt(time.Duration(i)*time.Second, 0.5, nil, slices.Clone(all)...))
+		}
+		return out
+	}
+	// 6 buyers and 1 seller: imbalance 5/7; (5/7 − 0.2)/0.8 × 4 ticks.
+	lean := (5.0/7 - 0.2) / 0.8 * 0.04
+	runAdverse(t, p, []adverseCase{
+		{"buyers lead: the ask moves away", tape(prints(0, 1, 6), prints(time.Second, -1, 1)), 2 * time.Second,
+			[]dq{{Yes, exchange.Buy, 0.48, 10, 0}, {No, exchange.Buy, 0.48 - lean, 10, 0}}, ""},
+		{"sellers lead: the bid", tape(prints(0, -1, 6), prints(time.Second, 1, 1)), 2 * time.Second,
+			[]dq{{Yes, exchange.Buy, 0.48 - lean, 10, 0}, {No, exchange.Buy, 0.48, 10, 0}}, ""},
+		{"all one way: flow_ticks", tape(prints(0, 1, 5)), time.Second,
+			[]dq{{Yes, exchange.Buy, 0.48, 10, 0}, {No, exchange.Buy, 0.44, 10, 0}}, ""},
+		{"near miss: fewer prints than flow_min_prints", tape(prints(0, 1, 4)), time.Second, bidAsk, ""},
+		{"near miss: balanced", tape(prints(0, 1, 3), prints(time.Second, -1, 3)), 2 * time.Second, bidAsk, ""},
+		// 3 against 2: 0.2, not beyond the threshold.
+		{"near miss: at the threshold", tape(prints(0, 1, 3), prints(time.Second, -1, 2)), 2 * time.Second, bidAsk, ""},
+		// The buyers leave the window at t0+60s; the sellers' five remain.
+		{"the window forgets", tape(prints(0, 1, 20), prints(time.Second, -1, 5)), time.Minute,
+			[]dq{{Yes, exchange.Buy, 0.44, 10, 0}, {No, exchange.Buy, 0.48, 10, 0}}, ""},
+		{"... but not before", tape(prints(0, 1, 20), prints(time.Second, -1, 5)), time.Minute - time.Millisecond,
+			[]dq{{Yes, exchange.Buy, 0.48, 10, 0}, {No, exchange.Buy, 0.48 - (15.0/25-0.2)/0.8*0.04, 10, 0}}, ""},
+		// A print seen again (the tape of the next snapshot) counts once.
+		{"a print counts once", append(tape(prints(0, 1, 3)), observeAt(time.Second, 0.5, nil, prints(0, 1, 3)...),
+			observeAt(2*time.Second, 0.5, nil, append(prints(0, 1, 3), prints(2*time.Second, -1, 2)...)...)), 2 * time.Second, bidAsk, ""},
+	})
+}
+
+// TestAdverseFlowRing: a window busier than the ring counts its newest
+// adverseFlowRing prints.
+func TestAdverseFlowRing(t *testing.T) {
+	var a AdverseState
+	s := &Snapshot{Now: t0.Add(time.Second)}
+	s.Trades = append(prints(0, -1, adverseFlowRing), prints(time.Second, 1, 10)...)
+	a.takePrints(s)
+	im, n := a.FlowImbalance(s.Now, time.Minute)
+	if want := float64(adverseFlowRing-20) / adverseFlowRing; n != adverseFlowRing || im != -want {
+		t.Errorf("imbalance %v over %d prints, want %v over %d", im, n, -want, adverseFlowRing)
+	}
+	if im, n := a.FlowImbalance(s.Now, 500*time.Millisecond); n != 10 || im != 1 {
+		t.Errorf("last half second: imbalance %v over %d prints, want 1 over 10", im, n)
+	}
+	if im, n := a.FlowImbalance(t0, time.Minute); n != adverseFlowRing-10 || im != -1 {
+		t.Errorf("at t0: imbalance %v over %d prints, want -1 over %d (a print after now is not counted)", im, n, adverseFlowRing-10)
+	}
+}
+
 func TestAdverseNilStateAndValidate(t *testing.T) {
 	m, err := WithAdverse(pair, DefaultAdverseParams())
 	if err != nil {
@@ -212,6 +285,11 @@ func TestAdverseNilStateAndValidate(t *testing.T) {
 		{"MarkoutFills", func(p *AdverseParams) { p.MarkoutFills = 300 }},
 		{"MarkoutHorizon", func(p *AdverseParams) { p.MarkoutHorizon = 5 * time.Second }},
 		{"WidenCapTicks", func(p *AdverseParams) { p.WidenCapTicks = -1 }},
+		{"FlowWindow", func(p *AdverseParams) { p.FlowWindow = -time.Second }},
+		{"FlowMinPrints", func(p *AdverseParams) { p.FlowMinPrints = 257 }},
+		{"FlowThreshold", func(p *AdverseParams) { p.FlowThreshold = 1 }},
+		{"FlowThreshold", func(p *AdverseParams) { p.FlowThreshold = -0.1 }},
+		{"FlowTicks", func(p *AdverseParams) { p.FlowTicks = -1 }},
 	} {
 		p := DefaultAdverseParams()
 		c.p(&p)
