@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmbot/mmbot/backtest/recording"
+	"github.com/mmbot/mmbot/backtest/scoreboard"
 )
 
 var updateScoreboard = flag.Bool("update-scoreboard", false, "rewrite testdata/scoreboard-short.md from mmbot scoreboard --short")
@@ -91,7 +92,7 @@ func TestScoreboardDoc(t *testing.T) {
 	if !ok {
 		t.Fatalf("docs/scoreboard.md has no %q", scoreboardEnd)
 	}
-	if want := "Regenerate with `mmbot scoreboard --out docs/scoreboard.md`: 5 seeds per scenario"; !strings.HasPrefix(gen, want) {
+	if want := fmt.Sprintf("Regenerate with `mmbot scoreboard --out docs/scoreboard.md`: %d seeds per scenario", scoreboard.DefaultOptions.Seeds); !strings.HasPrefix(gen, want) {
 		t.Errorf("the generated part starts %q, want %q", firstLine(gen), want)
 	}
 	golden, err := os.ReadFile(scoreboardGolden)
