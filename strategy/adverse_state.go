@@ -74,10 +74,22 @@ type AdverseState struct {
 	// flow is the tape's last prints, each with the YES-space direction
 	// of its taker (+1 a buyer of YES or seller of NO, −1 the other way),
 	// oldest overwritten first (adverseFlowRing).
-	flow  [adverseFlowRing]flowPrint
-	nFlow int
+	flow    [adverseFlowRing]flowPrint
+	nFlow   int
+	flowWin flowWindow // FlowImbalance's last window
 
 	Markouts MarkoutTracker
+}
+
+// flowWindow is the run of prints FlowImbalance counted last: the
+// absolute indices [head, tail) of the prints less than window old at now
+// and not after it, and the sum of their directions.
+type flowWindow struct {
+	ok         bool
+	window     time.Duration
+	now        time.Time
+	head, tail int
+	net        int
 }
 
 type flowPrint struct {
@@ -194,6 +206,9 @@ func (a *AdverseState) takePrint(t *TradePrint, now, newest time.Time) time.Time
 	if bidLike(t.Outcome, t.Side) {
 		dir = 1
 	}
+	if old := a.nFlow - adverseFlowRing; old >= 0 {
+		a.flowForget(old)
+	}
 	a.flow[a.nFlow%adverseFlowRing] = flowPrint{at: t.Time, dir: dir}
 	a.nFlow++
 	y := toYes(t.Outcome, t.Price.InexactFloat64())
@@ -284,26 +299,59 @@ func (a *AdverseState) eachFill(fn func(f adverseFill) bool) {
 }
 
 // FlowImbalance returns the net direction of the takers of the prints in
-// the window before now (within it: at most window old, and not after
-// now): (buyers − sellers) / prints, in YES space, in [−1, 1], and how
-// many prints it counts (at most the newest adverseFlowRing).
+// the window before now (less than window old, and not after now):
+// (buyers − sellers) / prints, in YES space, in [−1, 1], and how many
+// prints it counts (at most the newest adverseFlowRing). The prints are
+// in time order (Snapshot.Trades is oldest first), so the window is a run
+// of them; a call at the same or a later time with the same window moves
+// the run's ends from the last call's instead of counting it again.
 func (a *AdverseState) FlowImbalance(now time.Time, window time.Duration) (imbalance float64, n int) {
-	net := 0
-	k := min(a.nFlow, adverseFlowRing)
-	for i := 1; i <= k; i++ {
-		f := &a.flow[(a.nFlow-i)%adverseFlowRing]
-		age := now.Sub(f.at)
-		if age >= window {
-			break
+	w := &a.flowWin
+	if !w.ok || w.window != window || now.Before(w.now) {
+		a.flowRescan(now, window)
+	} else {
+		for w.tail < a.nFlow && !a.flow[w.tail%adverseFlowRing].at.After(now) {
+			w.net += int(a.flow[w.tail%adverseFlowRing].dir)
+			w.tail++
 		}
-		if age < 0 {
-			continue
+		for w.head < w.tail && now.Sub(a.flow[w.head%adverseFlowRing].at) >= window {
+			w.net -= int(a.flow[w.head%adverseFlowRing].dir)
+			w.head++
 		}
-		net += int(f.dir)
-		n++
+		w.now = now
 	}
-	if n == 0 {
+	if n = w.tail - w.head; n == 0 {
 		return 0, 0
 	}
-	return float64(net) / float64(n), n
+	return float64(w.net) / float64(n), n
+}
+
+// flowRescan counts the window before now from the ring's newest print
+// back.
+func (a *AdverseState) flowRescan(now time.Time, window time.Duration) {
+	lo := max(0, a.nFlow-adverseFlowRing) // the oldest print held
+	tail := a.nFlow
+	for tail > lo && a.flow[(tail-1)%adverseFlowRing].at.After(now) {
+		tail-- // after now: not yet
+	}
+	head, net := tail, 0
+	for head > lo && now.Sub(a.flow[(head-1)%adverseFlowRing].at) < window {
+		head--
+		net += int(a.flow[head%adverseFlowRing].dir)
+	}
+	a.flowWin = flowWindow{ok: true, window: window, now: now, head: head, tail: tail, net: net}
+}
+
+// flowForget keeps the counted window true when the print at index old
+// (absolute) is about to be overwritten in the ring.
+func (a *AdverseState) flowForget(old int) {
+	w := &a.flowWin
+	switch {
+	case !w.ok || old < w.head:
+	case old < w.tail: // counted: the window's oldest (the ones before went first)
+		w.net -= int(a.flow[old%adverseFlowRing].dir)
+		w.head = old + 1
+	default: // not counted yet, and gone before it could be
+		w.ok = false
+	}
 }

@@ -363,3 +363,69 @@ func TestAdverseActionSkipsOldFills(t *testing.T) {
 		t.Error("the shortcut was never taken")
 	}
 }
+
+// flowScan is FlowImbalance by counting the ring from its newest print back,
+// the reference for the incremental window.
+func flowScan(a *AdverseState, now time.Time, window time.Duration) (float64, int) {
+	net, n := 0, 0
+	for i := 1; i <= min(a.nFlow, adverseFlowRing); i++ {
+		f := &a.flow[(a.nFlow-i)%adverseFlowRing]
+		age := now.Sub(f.at)
+		if age >= window {
+			break
+		}
+		if age < 0 {
+			continue
+		}
+		net += int(f.dir)
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(net) / float64(n), n
+}
+
+// TestAdverseFlowIncremental: the window moved from call to call counts
+// what a full count does, through bursts that overflow the ring, prints
+// ahead of the asking time, quiet spells, a changed window and time asked
+// backwards.
+func TestAdverseFlowIncremental(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		var a AdverseState
+		at := t0
+		now := t0
+		window := time.Duration(1+r.IntN(90)) * time.Second
+		for step := range 3000 {
+			switch k := r.IntN(20); {
+			case k < 12: // a snapshot with a few new prints (a burst now and then)
+				var s Snapshot
+				n := r.IntN(4)
+				if r.IntN(50) == 0 {
+					n = 100 + r.IntN(300)
+				}
+				for range n {
+					at = at.Add(time.Duration(r.IntN(3000)) * time.Millisecond)
+					sd := exchange.Buy
+					if r.IntN(2) == 0 {
+						sd = exchange.Sell
+					}
+					s.Trades = append(s.Trades, TradePrint{Outcome: Outcome(r.IntN(2)), Side: sd, Price: d("0.5"), Size: d("1"), Time: at})
+				}
+				s.Now = at
+				a.takePrints(&s)
+			case k < 18: // asked at a later time (now and then before the newest print)
+				now = now.Add(time.Duration(r.IntN(20000)) * time.Millisecond)
+			case k < 19:
+				window = time.Duration(1+r.IntN(90)) * time.Second
+			default:
+				now = now.Add(-time.Duration(r.IntN(30)) * time.Second)
+			}
+			gi, gn := a.FlowImbalance(now, window)
+			if wi, wn := flowScan(&a, now, window); gi != wi || gn != wn {
+				t.Fatalf("seed %d step %d: imbalance %v over %d, a full count gives %v over %d", seed, step, gi, gn, wi, wn)
+			}
+		}
+	}
+}
