@@ -170,6 +170,9 @@ func (e *Exposure) Sellable(outcome int) decimal.Decimal {
 	if outcome != Yes && outcome != No {
 		return decimal.Zero
 	}
+	if e.Locked[outcome].IsZero() && !e.Position[outcome].IsNegative() {
+		return e.Position[outcome] // nothing locked: no subtraction to allocate
+	}
 	s := e.Position[outcome].Sub(e.Locked[outcome])
 	if s.IsNegative() {
 		return decimal.Zero

@@ -124,6 +124,9 @@ func (s *Snapshot) Sellable(o Outcome) decimal.Decimal {
 	if !o.Valid() {
 		return decimal.Zero
 	}
+	if s.Locked[o].IsZero() && !s.Position[o].IsNegative() {
+		return s.Position[o] // nothing locked: no subtraction to allocate
+	}
 	v := s.Position[o].Sub(s.Locked[o])
 	if v.IsNegative() {
 		return decimal.Zero
