@@ -69,17 +69,7 @@ func NewIntensityEstimator(p IntensityParams) (IntensityEstimator, error) {
 // found from the newest back); a trade stamped exactly at the newest time
 // already seen is not counted again.
 func (e *IntensityEstimator) Update(fair float64, trades []TradePrint, now time.Time) {
-	if !e.has {
-		e.last, e.has = now, true
-	}
-	if dt := now.Sub(e.last).Seconds(); dt > 0 {
-		f := math.Exp2(-dt / e.p.HalfLife.Seconds())
-		for i := range e.counts {
-			e.counts[i] *= f
-		}
-		e.exposure = e.exposure*f + dt
-		e.last = now
-	}
+	e.decayTo(now)
 	// Oldest first: the trades newer than the newest seen are a suffix, so
 	// the scan runs from the newest back to the first one seen before (an
 	// unchanged tape costs one comparison). A trade's count does not depend
@@ -177,4 +167,20 @@ func (e *IntensityEstimator) Trades() float64 {
 		n += c
 	}
 	return n
+}
+
+// decayTo ages the counts and the exposure to now (the first call starts
+// the clock).
+func (e *IntensityEstimator) decayTo(now time.Time) {
+	if !e.has {
+		e.last, e.has = now, true
+	}
+	if dt := now.Sub(e.last).Seconds(); dt > 0 {
+		f := math.Exp2(-dt / e.p.HalfLife.Seconds())
+		for i := range e.counts {
+			e.counts[i] *= f
+		}
+		e.exposure = e.exposure*f + dt
+		e.last = now
+	}
 }

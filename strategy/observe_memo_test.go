@@ -67,17 +67,7 @@ func TestFairMemoIsExact(t *testing.T) {
 // forwardIntensity is IntensityEstimator.Update as it was, scanning every
 // trade oldest first: the reference of the suffix scan.
 func forwardIntensity(e *IntensityEstimator, fair float64, trades []TradePrint, now time.Time) {
-	if !e.has {
-		e.last, e.has = now, true
-	}
-	if dt := now.Sub(e.last).Seconds(); dt > 0 {
-		f := math.Exp2(-dt / e.p.HalfLife.Seconds())
-		for i := range e.counts {
-			e.counts[i] *= f
-		}
-		e.exposure = e.exposure*f + dt
-		e.last = now
-	}
+	e.decayTo(now)
 	x := Logit(fair)
 	newest := e.lastTrade
 	for i := range trades {
